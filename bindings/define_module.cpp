@@ -1,0 +1,112 @@
+#include "define_module.h"
+
+#include "artifact/compiled_meta.h"
+#include "run/pipeline.h"
+#include "run/run_errors.h"
+#include "sim/device_registry.h"
+#include "sim/dispatch.h"
+#include "sim/kernel_error.h"
+#include "sim/program_loader.h"
+#include "validate/allclose.h"
+
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/utils/pybind.h>
+
+namespace py = pybind11;
+
+namespace pypto_golden {
+namespace {
+
+// Lines go through Python's sys.stdout so they interleave correctly with the script's prints.
+void write_line(const std::string& line) {
+  py::gil_scoped_acquire gil;
+  py::object out = py::module_::import("sys").attr("stdout");
+  out.attr("write")(line + "\n");
+  out.attr("flush")();
+}
+
+py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object config, double rtol,
+              double atol, py::object compare_fn, bool compile_only) {
+  RunRequest req;
+  req.fn = std::move(fn);
+  req.specs = std::move(specs);
+  req.golden_fn = std::move(golden_fn);
+  req.config = std::move(config);
+  req.compare_fn = std::move(compare_fn);
+  req.rtol = rtol;
+  req.atol = atol;
+  req.compile_only = compile_only;
+  req.sink = write_line;
+  RunOutcome o = run_pipeline(req);
+  return py::make_tuple(o.passed, o.error ? py::cast(*o.error) : py::none(), o.execution_time,
+                        o.work_dir ? py::cast(*o.work_dir) : py::none());
+}
+
+// Dispatches a build directly (CompiledProgram.__call__): tensors in place, numbers as scalars.
+void simulate(const std::string& work_dir, py::list args, const std::string& platform, int device_id) {
+  if (platform != "a2a3sim" && platform != "a5sim")
+    throw DeviceUnavailableError("platform '" + platform +
+                                 "' needs an Ascend NPU runtime, which this machine does not have; use a2a3sim");
+  auto program = sim::load_program(work_dir);
+  std::vector<sim::HostArg> host(args.size());
+  for (size_t k = 0; k < args.size(); ++k) {
+    py::handle a = args[k];
+    if (THPVariable_Check(a.ptr())) {
+      host[k].tensor = a.cast<at::Tensor>();
+      if (!host[k].tensor.is_contiguous())
+        throw py::value_error("argument " + std::to_string(k) + " must be a contiguous tensor");
+    } else {
+      host[k].is_tensor = false;
+      if (PyBool_Check(a.ptr())) host[k].scalar = c10::Scalar(a.cast<bool>());
+      else if (PyLong_Check(a.ptr())) host[k].scalar = c10::Scalar(a.cast<int64_t>());
+      else host[k].scalar = c10::Scalar(a.cast<double>());
+    }
+  }
+  py::gil_scoped_release release;
+  sim::dispatch(*program, host, sim::simulated_device(device_id));
+}
+
+py::tuple allclose(const std::string& name, const at::Tensor& actual, const at::Tensor& expected, double rtol,
+                   double atol) {
+  GateResult r;
+  {
+    py::gil_scoped_release release;
+    r = allclose_gate(name, actual, expected, rtol, atol);
+  }
+  return py::make_tuple(r.passed, r.detail);
+}
+
+}  // namespace
+
+void define_module(py::module_& m) {
+  m.doc() = "pypto-golden native core";
+  py::module_::import("torch");  // the tensor casters need torch's Python types
+
+  auto& artifact_error = py::register_exception<ArtifactError>(m, "ArtifactError", PyExc_RuntimeError);
+  py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
+  py::register_exception<sim::ProgramError>(m, "ProgramError", artifact_error.ptr());
+  py::register_exception<sim::SimError>(m, "KernelError", PyExc_RuntimeError);
+  py::register_exception<sim::ArgumentError>(m, "ArgumentError", PyExc_ValueError);
+  py::register_exception<DeviceUnavailableError>(m, "DeviceUnavailableError", PyExc_RuntimeError);
+  py::register_exception<GoldenError>(m, "GoldenError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const StageInterrupted& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    } catch (const sim::Interrupted& e) {
+      PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+    }
+  });
+
+  m.def("run", &run, py::arg("fn"), py::arg("specs"), py::arg("golden_fn"), py::arg("config"), py::arg("rtol"),
+        py::arg("atol"), py::arg("compare_fn"), py::arg("compile_only"),
+        "Runs the harness pipeline; returns (passed, error, execution_time, work_dir).");
+  m.def("simulate", &simulate, py::arg("work_dir"), py::arg("args"), py::arg("platform") = "a2a3sim",
+        py::arg("device_id") = 0, "Dispatches a simulator build in place.");
+  m.def("allclose", &allclose, py::arg("name"), py::arg("actual"), py::arg("expected"), py::arg("rtol"),
+        py::arg("atol"), "The default gate: (passed, report).");
+  m.attr("__version__") = PYPTO_GOLDEN_VERSION;
+}
+
+}  // namespace pypto_golden

@@ -1,0 +1,3 @@
+#include "define_module.h"
+
+PYBIND11_MODULE(_pypto_golden, m) { pypto_golden::define_module(m); }

@@ -1,0 +1,81 @@
+#include "cli/host_options.h"
+
+#include <cstdlib>
+
+namespace pypto_golden {
+namespace {
+
+bool parse_threads(const std::string& text, int& out) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  if (text.size() > 6) return false;
+  out = std::atoi(text.c_str());
+  return out >= 1;
+}
+
+}  // namespace
+
+std::string usage_text() {
+  return "usage: pypto-golden [--help] [--version] [--threads N] SCRIPT [SCRIPT ARGS...]\n"
+         "\n"
+         "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
+         "that calls golden.run) in an embedded Python, with the native harness core.\n"
+         "\n"
+         "host options (before SCRIPT; everything after SCRIPT goes to the script):\n"
+         "  -h, --help      show this help and exit\n"
+         "  --version       show the version and exit\n"
+         "  --threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)\n"
+         "\n"
+         "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
+}
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
+  ParsedCommandLine out;
+  HostOptions& o = out.options;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const std::string& a = args[k];
+    if (a == "-h" || a == "--help") {
+      o.help = true;
+      return out;
+    }
+    if (a == "--version") {
+      o.version = true;
+      return out;
+    }
+    if (a == "--threads" || a.rfind("--threads=", 0) == 0) {
+      std::string value;
+      if (a == "--threads") {
+        if (k + 1 >= args.size()) {
+          out.error = "--threads needs a value (a positive integer)";
+          return out;
+        }
+        value = args[++k];
+      } else {
+        value = a.substr(10);
+      }
+      int n = 0;
+      if (!parse_threads(value, n)) {
+        out.error = "--threads must be a positive integer, got '" + value + "'";
+        return out;
+      }
+      o.threads = n;
+      continue;
+    }
+    if (a == "--") {
+      if (k + 1 >= args.size()) break;
+      o.script = args[k + 1];
+      o.script_args.assign(args.begin() + static_cast<long>(k) + 2, args.end());
+      return out;
+    }
+    if (!a.empty() && a[0] == '-') {
+      out.error = "unknown host option '" + a + "' (host options go before the script; see --help)";
+      return out;
+    }
+    o.script = a;
+    o.script_args.assign(args.begin() + static_cast<long>(k) + 1, args.end());
+    return out;
+  }
+  out.error = "no script given";
+  return out;
+}
+
+}  // namespace pypto_golden

@@ -1,0 +1,28 @@
+// Command line of the pypto-golden executable. Host options come before the script;
+// everything after the script belongs to the script.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pypto_golden {
+
+struct HostOptions {
+  bool help = false;
+  bool version = false;
+  std::optional<int> threads;  // --threads N  (= PYPTO_GOLDEN_NUM_THREADS)
+  std::string script;
+  std::vector<std::string> script_args;
+};
+
+struct ParsedCommandLine {
+  HostOptions options;
+  std::string error;  // non-empty: a usage error (exit status 2)
+};
+
+ParsedCommandLine parse_command_line(const std::vector<std::string>& args);
+
+std::string usage_text();
+
+}  // namespace pypto_golden

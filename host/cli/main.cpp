@@ -1,0 +1,75 @@
+// pypto-golden: run a PyPTO kernel script with the native harness core.
+#include "cli/host_options.h"
+#include "interpreter/embedded_python.h"
+
+#include <Python.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace fs = std::filesystem;
+using namespace pypto_golden;
+
+namespace {
+
+bool holds_golden(const fs::path& dir) { return fs::exists(dir / "golden" / "__init__.py"); }
+
+// pylib next to an installed executable, else the source tree this binary was built from.
+std::string find_pylib(std::string& problem) {
+  if (const char* env = std::getenv("PYPTO_GOLDEN_PYLIB")) {
+    if (holds_golden(env)) return env;
+    problem = std::string("PYPTO_GOLDEN_PYLIB=") + env + " does not contain the golden package (golden/__init__.py)";
+    return "";
+  }
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path().parent_path() / PYPTO_GOLDEN_PYTHON_INSTALL_DIR;
+    if (holds_golden(installed)) return installed.lexically_normal().string();
+  }
+  if (holds_golden(PYPTO_GOLDEN_SOURCE_PYLIB)) return PYPTO_GOLDEN_SOURCE_PYLIB;
+  problem = "cannot find the golden Python package (looked next to the executable and in " +
+            std::string(PYPTO_GOLDEN_SOURCE_PYLIB) + "); set PYPTO_GOLDEN_PYLIB to the pylib directory";
+  return "";
+}
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "pypto-golden: %s\n%s", message.c_str(), usage_text().c_str());
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  ParsedCommandLine cl = parse_command_line(args);
+  if (cl.options.help) {
+    std::cout << usage_text();
+    return 0;
+  }
+  if (cl.options.version) {
+    std::cout << "pypto-golden " << PYPTO_GOLDEN_VERSION << " (Python " << PY_VERSION << ")\n";
+    return 0;
+  }
+  if (!cl.error.empty()) return usage_error(cl.error);
+
+  std::string problem = script_problem(cl.options.script);
+  if (!problem.empty()) {
+    std::fprintf(stderr, "pypto-golden: %s\n", problem.c_str());
+    return 2;
+  }
+  if (cl.options.threads) setenv("PYPTO_GOLDEN_NUM_THREADS", std::to_string(*cl.options.threads).c_str(), 1);
+
+  ScriptRun run;
+  run.pylib_dir = find_pylib(problem);
+  if (run.pylib_dir.empty()) {
+    std::fprintf(stderr, "pypto-golden: %s\n", problem.c_str());
+    return 2;
+  }
+  run.program_name = argv[0];
+  run.script = cl.options.script;
+  run.script_args = cl.options.script_args;
+  return run_script_as_main(run);
+}

@@ -1,0 +1,105 @@
+#include "interpreter/embedded_python.h"
+
+#include <Python.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace pypto_golden {
+namespace {
+
+void check_status(PyStatus status) {
+  if (PyStatus_Exception(status)) Py_ExitStatusException(status);
+}
+
+std::wstring widen(const std::string& s) {
+  wchar_t* w = Py_DecodeLocale(s.c_str(), nullptr);
+  std::wstring out = w ? w : L"";
+  PyMem_RawFree(w);
+  return out;
+}
+
+// sys.path = [pylib, script dir, ...]: our golden and bundled pypto win over other copies,
+// and the script still imports its neighbours like under python3.
+bool set_up_sys_path(const ScriptRun& run) {
+  namespace fs = std::filesystem;
+  std::string script_dir = fs::absolute(fs::path(run.script)).parent_path().lexically_normal().string();
+  PyObject* path = PySys_GetObject("path");  // borrowed
+  if (!path) return false;
+  PyObject* dir = PyUnicode_DecodeFSDefault(script_dir.c_str());
+  PyObject* lib = PyUnicode_DecodeFSDefault(run.pylib_dir.c_str());
+  bool ok = dir && lib && PyList_Insert(path, 0, dir) == 0 && PyList_Insert(path, 0, lib) == 0;
+  Py_XDECREF(dir);
+  Py_XDECREF(lib);
+  return ok;
+}
+
+}  // namespace
+
+std::string script_problem(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return "script not found: " + path;
+  if (fs::is_directory(status)) return path + " is a directory, not a Python script";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot read the script " + path;
+  char buf[8192];
+  in.read(buf, sizeof buf);
+  std::streamsize n = in.gcount();
+  for (std::streamsize k = 0; k < n; ++k)
+    if (buf[k] == '\0') return path + " is not a Python script (it holds binary data)";
+  return "";
+}
+
+int run_script_as_main(const ScriptRun& run) {
+  PyConfig config;
+  PyConfig_InitPythonConfig(&config);
+  config.parse_argv = 0;  // the script's arguments are the script's, not the interpreter's
+  check_status(PyConfig_SetBytesString(&config, &config.program_name, run.program_name.c_str()));
+  std::vector<std::wstring> wide = {widen(run.script)};
+  for (const auto& a : run.script_args) wide.push_back(widen(a));
+  std::vector<wchar_t*> argv;
+  for (auto& w : wide) argv.push_back(w.data());
+  check_status(PyConfig_SetArgv(&config, static_cast<Py_ssize_t>(argv.size()), argv.data()));
+  check_status(Py_InitializeFromConfig(&config));
+  PyConfig_Clear(&config);
+
+  if (!set_up_sys_path(run)) {
+    PyErr_Print();
+    Py_FinalizeEx();
+    return 1;
+  }
+
+  PyObject* main_module = PyImport_AddModule("__main__");  // borrowed
+  PyObject* globals = PyModule_GetDict(main_module);        // borrowed
+  PyObject* file = PyUnicode_DecodeFSDefault(run.script.c_str());
+  PyDict_SetItemString(globals, "__file__", file);
+  PyDict_SetItemString(globals, "__cached__", Py_None);
+  Py_DECREF(file);
+
+  int status = 0;
+  FILE* fp = std::fopen(run.script.c_str(), "rb");
+  if (!fp) {
+    std::fprintf(stderr, "pypto-golden: cannot open %s\n", run.script.c_str());
+    Py_FinalizeEx();
+    return 2;
+  }
+  PyCompilerFlags flags = _PyCompilerFlags_INIT;
+  PyObject* result = PyRun_FileExFlags(fp, run.script.c_str(), Py_file_input, globals, globals, 1, &flags);
+  if (result) {
+    Py_DECREF(result);
+  } else if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+    PyErr_Print();
+    status = 130;
+  } else {
+    // Prints the traceback like python3; for SystemExit it exits with the script's code.
+    PyErr_Print();
+    status = 1;
+  }
+  if (Py_FinalizeEx() < 0 && status == 0) status = 120;
+  return status;
+}
+
+}  // namespace pypto_golden

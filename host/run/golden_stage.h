@@ -1,0 +1,22 @@
+// The compute-golden stage: run the script's golden function on clones.
+#pragma once
+
+#include "run/native_spec.h"
+
+#include <ATen/core/Tensor.h>
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pypto_golden {
+
+// Calls golden_fn(scratch) where scratch holds clones of every host tensor (In/InOut as
+// generated, pure Out as created from its spec) and scalars as Python numbers; returns the
+// expected output tensors by name. Throws GoldenError when an output is not a tensor.
+std::map<std::string, at::Tensor> compute_golden(const pybind11::handle& golden_fn,
+                                                 const std::vector<NativeSpec>& specs,
+                                                 const std::vector<at::Tensor>& host_tensors);
+
+}  // namespace pypto_golden

@@ -1,0 +1,126 @@
+#include "run/kernel_compile.h"
+
+#include "run/run_errors.h"
+#include "tensor/dtype_names.h"
+#include "tensor/python_repr.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/utils/pybind.h>
+
+namespace py = pybind11;
+
+namespace pypto_golden {
+namespace {
+
+std::string name_list(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t k = 0; k < names.size(); ++k) out += (k ? ", " : "") + names[k];
+  return out + "]";
+}
+
+std::vector<std::string> spec_names(const std::vector<NativeSpec>& specs) {
+  std::vector<std::string> names;
+  for (const auto& s : specs) names.push_back(s.name);
+  return names;
+}
+
+// Same names in the same order, or a SpecError that shows both lists.
+void check_names(const std::vector<std::string>& params, const std::vector<NativeSpec>& specs,
+                 const std::string& kernel) {
+  std::vector<std::string> given = spec_names(specs);
+  if (given == params) return;
+  std::string why;
+  if (given.size() != params.size()) {
+    why = "the kernel takes " + std::to_string(params.size()) + " parameters, the specs give " +
+          std::to_string(given.size());
+  } else {
+    for (size_t k = 0; k < params.size(); ++k)
+      if (params[k] != given[k]) {
+        why = "position " + std::to_string(k) + " is the parameter '" + params[k] + "' but the spec is '" +
+              given[k] + "'";
+        break;
+      }
+  }
+  throw SpecError("specs do not match the parameters of kernel '" + kernel + "': " + why +
+                  " (kernel " + name_list(params) + ", specs " + name_list(given) +
+                  "); list the specs in the kernel's parameter order");
+}
+
+bool is_jit_function(const py::handle& fn) {
+  return py::hasattr(fn, "compile") && py::hasattr(fn, "param_names");
+}
+
+}  // namespace
+
+void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta, const std::string& kernel,
+                      const StageLog& log) {
+  std::vector<std::string> params;
+  for (const auto& p : meta.params) params.push_back(p.name);
+  check_names(params, specs, kernel);
+  for (size_t k = 0; k < specs.size(); ++k) {
+    NativeSpec& s = specs[k];
+    const ParamMeta& p = meta.params[k];
+    const std::string who = std::string(s.is_tensor ? "TensorSpec '" : "ScalarSpec '") + s.name +
+                            "' does not match parameter '" + p.name + "' of kernel '" + kernel + "': ";
+    if (s.is_tensor == p.is_scalar)
+      throw SpecError(who + "the spec is a " + (s.is_tensor ? "tensor" : "scalar") + " but the parameter is a " +
+                      (p.is_scalar ? "scalar" : "tensor"));
+    auto meta_type = scalar_type_from_pypto(p.dtype);
+    if (!meta_type || *meta_type != s.dtype)
+      throw SpecError(who + "dtype " + torch_dtype_repr(s.dtype) + " vs the kernel's " + p.dtype);
+    if (s.is_tensor) {
+      bool same = s.shape.size() == p.shape.size();
+      for (size_t d = 0; same && d < s.shape.size(); ++d) same = p.shape[d] < 0 || p.shape[d] == s.shape[d];
+      if (!same)
+        throw SpecError(who + "shape " + python_shape_repr(s.shape) + " vs the kernel's " +
+                        python_shape_repr(p.shape));
+    }
+    s.direction = s.is_tensor ? p.direction : Direction::In;
+    if (s.is_tensor && s.is_output && !s.is_output.is_none()) {
+      bool says_output = py::bool_(s.is_output);
+      bool is_output = s.direction != Direction::In;
+      if (says_output != is_output)
+        log.line(std::string("[RUN]   warning: TensorSpec '") + s.name + "' has is_output=" +
+                 (says_output ? "True" : "False") + " but the kernel declares it " + direction_name(s.direction) +
+                 "; using the kernel's direction");
+    }
+  }
+}
+
+CompiledKernel compile_kernel(const py::handle& fn, std::vector<NativeSpec>& specs, const py::handle& config,
+                              const StageLog& log) {
+  if (!is_jit_function(fn))
+    throw py::type_error("run(fn=...) expects a @pl.jit kernel, got " + std::string(py::repr(fn)));
+  CompiledKernel out;
+  out.name = py::str(py::getattr(fn, "__name__", py::str("kernel")));
+  std::vector<std::string> params;
+  for (const py::handle p : fn.attr("param_names")) params.push_back(py::str(p));
+  check_names(params, specs, out.name);
+
+  bool signature_mode = false;
+  for (const auto& s : specs) signature_mode = signature_mode || (!s.is_tensor && s.compile_runtime);
+
+  py::object compiled;
+  if (signature_mode) {
+    // Runtime scalars: compile from the annotations, marked scalars stay parameters.
+    py::object runtime_marker = py::module_::import("pypto.language").attr("RUNTIME");
+    py::dict kwargs;
+    for (const auto& s : specs)
+      if (!s.is_tensor) kwargs[py::str(s.name)] = s.compile_runtime ? runtime_marker : py::cast(s.value).attr("item")();
+    kwargs["config"] = config;
+    compiled = fn.attr("compile")(**kwargs);
+  } else {
+    py::list args;
+    for (const auto& s : specs) {
+      if (s.is_tensor) args.append(py::cast(at::empty(s.shape, at::TensorOptions().dtype(s.dtype))));
+      else args.append(py::cast(s.value).attr("item")());
+    }
+    compiled = fn.attr("compile")(*args, py::arg("config") = config);
+  }
+  out.work_dir = std::filesystem::path(py::str(compiled.attr("output_dir")).cast<std::string>());
+  out.meta = read_compiled_meta(out.work_dir);
+  stamp_directions(specs, out.meta, out.name, log);
+  return out;
+}
+
+}  // namespace pypto_golden

@@ -1,0 +1,33 @@
+// The compile stage: compile the kernel object through its frontend, read the artifact's
+// parameter directions, and check the specs against the kernel's parameters.
+#pragma once
+
+#include "artifact/compiled_meta.h"
+#include "run/native_spec.h"
+#include "run/stage_log.h"
+
+#include <pybind11/pybind11.h>
+
+#include <filesystem>
+#include <vector>
+
+namespace pypto_golden {
+
+struct CompiledKernel {
+  std::filesystem::path work_dir;
+  CompiledMeta meta;
+  std::string name;
+};
+
+// Compiles `fn` (a @pl.jit function) specialised on the specs, then stamps each spec's
+// direction from compiled_meta.json. Throws SpecError when the specs do not match the
+// kernel, ArtifactError when the build's sidecar is unusable.
+CompiledKernel compile_kernel(const pybind11::handle& fn, std::vector<NativeSpec>& specs,
+                              const pybind11::handle& config, const StageLog& log);
+
+// Checks names, order, count, kinds, shapes and dtypes against the artifact and stamps
+// directions (exposed for tests).
+void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta,
+                      const std::string& kernel, const StageLog& log);
+
+}  // namespace pypto_golden

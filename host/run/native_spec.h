@@ -1,0 +1,37 @@
+// The specs of a run as the native pipeline sees them, read once from the Python
+// TensorSpec / ScalarSpec objects.
+#pragma once
+
+#include "artifact/compiled_meta.h"
+
+#include <ATen/core/Tensor.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <vector>
+
+namespace pypto_golden {
+
+struct NativeSpec {
+  std::string name;
+  bool is_tensor = true;
+  std::vector<int64_t> shape;            // tensors
+  c10::ScalarType dtype = c10::kFloat;
+  pybind11::object init_value;           // tensors: the init_value as given
+  at::Tensor value;                      // scalars: the 0-dim value tensor
+  bool compile_runtime = false;          // scalars
+  pybind11::object is_output;            // legacy TensorSpec(is_output=...) or None
+  Direction direction = Direction::In;   // stamped from the artifact
+};
+
+// Reads the Python spec list; throws SpecError for duplicate names or objects that are not
+// specs.
+std::vector<NativeSpec> read_specs(const pybind11::handle& specs);
+
+// ScalarType of a Python torch.dtype object; throws SpecError naming `owner` otherwise.
+c10::ScalarType scalar_type_of(const pybind11::handle& dtype, const std::string& owner);
+
+// The Python torch.dtype object of a ScalarType.
+pybind11::object python_dtype(c10::ScalarType type);
+
+}  // namespace pypto_golden

@@ -1,0 +1,36 @@
+// One harness run: compile -> generate inputs -> compute golden -> runtime -> validate.
+#pragma once
+
+#include "run/stage_log.h"
+
+#include <pybind11/pybind11.h>
+
+#include <optional>
+#include <string>
+
+namespace pypto_golden {
+
+struct RunRequest {
+  pybind11::object fn;          // the kernel (@pl.jit function)
+  pybind11::object specs;       // list of TensorSpec / ScalarSpec
+  pybind11::object golden_fn;   // or None
+  pybind11::object config;      // a pypto.runtime.RunConfig
+  pybind11::object compare_fn;  // dict name -> comparator, or None
+  double rtol = 1e-5;
+  double atol = 1e-5;
+  bool compile_only = false;
+  LineSink sink;
+};
+
+struct RunOutcome {
+  bool passed = false;
+  std::optional<std::string> error;
+  double execution_time = 0.0;
+  std::optional<std::string> work_dir;
+};
+
+// Runs the stages; validation mismatches come back as a failed outcome, everything else
+// that goes wrong raises (SpecError, ArtifactError, SimError, DeviceUnavailableError, ...).
+RunOutcome run_pipeline(const RunRequest& request);
+
+}  // namespace pypto_golden

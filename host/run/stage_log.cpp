@@ -1,0 +1,42 @@
+#include "run/stage_log.h"
+
+#include "run/run_errors.h"
+#include "sim/kernel_error.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace pypto_golden {
+
+StageLog::StageLog(LineSink sink) : sink_(std::move(sink)) {
+  if (!sink_) sink_ = [](const std::string& s) { std::cout << s << std::endl; };
+}
+
+void StageLog::line(const std::string& text) const { sink_(text); }
+
+std::string seconds_text(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", seconds);
+  return buf;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void StageLog::stage(const std::string& name, const std::function<void()>& body) const {
+  line("[RUN] " + name + " ...");
+  auto start = std::chrono::steady_clock::now();
+  try {
+    body();
+  } catch (const sim::Interrupted&) {
+    line("[RUN] " + name + " interrupted (" + seconds_text(seconds_since(start)) + "s)");
+    throw StageInterrupted(name, seconds_since(start));
+  } catch (...) {
+    line("[RUN] " + name + " failed (" + seconds_text(seconds_since(start)) + "s)");
+    throw;
+  }
+  line("[RUN] " + name + " done (" + seconds_text(seconds_since(start)) + "s)");
+}
+
+}  // namespace pypto_golden

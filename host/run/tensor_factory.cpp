@@ -1,0 +1,55 @@
+#include "run/tensor_factory.h"
+
+#include "run/run_errors.h"
+#include "tensor/python_repr.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/autograd/python_variable.h>
+#include <torch/csrc/utils/pybind.h>
+
+namespace py = pybind11;
+
+namespace pypto_golden {
+namespace {
+
+at::Tensor checked_shape(const NativeSpec& spec, at::Tensor t, const char* what) {
+  if (!t.sizes().equals(spec.shape))
+    throw SpecError("TensorSpec '" + spec.name + "': " + what + " has shape " +
+                    python_shape_repr(t.sizes()) + " but the spec says " + python_shape_repr(spec.shape));
+  return t;
+}
+
+}  // namespace
+
+at::Tensor create_host_tensor(const NativeSpec& spec) {
+  const auto opts = at::TensorOptions().dtype(spec.dtype);
+  const py::handle init = spec.init_value;
+  if (!init || init.is_none()) return at::zeros(spec.shape, opts);
+  if (PyBool_Check(init.ptr())) return at::full(spec.shape, init.cast<bool>() ? 1 : 0, opts);
+  if (PyLong_Check(init.ptr())) return at::full(spec.shape, init.cast<int64_t>(), opts);
+  if (PyFloat_Check(init.ptr())) return at::full(spec.shape, init.cast<double>(), opts);
+  if (THPVariable_Check(init.ptr())) {
+    at::Tensor given = init.cast<at::Tensor>();
+    checked_shape(spec, given, "the init_value tensor");
+    // A copy even when the dtype already matches: the run must never write into the caller's tensor.
+    return given.to(spec.dtype, /*non_blocking=*/false, /*copy=*/true).contiguous();
+  }
+  if (PyCallable_Check(init.ptr())) {
+    py::module_ torch = py::module_::import("torch");
+    if (init.is(torch.attr("randn"))) return at::randn(spec.shape, opts);
+    if (init.is(torch.attr("rand"))) return at::rand(spec.shape, opts);
+    if (init.is(torch.attr("zeros"))) return at::zeros(spec.shape, opts);
+    if (init.is(torch.attr("ones"))) return at::ones(spec.shape, opts);
+    py::object produced = init();
+    py::object as_tensor = torch.attr("as_tensor")(produced, py::arg("dtype") = python_dtype(spec.dtype));
+    at::Tensor t = as_tensor.cast<at::Tensor>();
+    checked_shape(spec, t, "the init_value callable's result");
+    if (t.data_ptr() == (THPVariable_Check(produced.ptr()) ? produced.cast<at::Tensor>().data_ptr() : nullptr))
+      t = t.clone();
+    return t.contiguous();
+  }
+  throw py::type_error("Unsupported init_value type " + std::string(py::str(py::type::of(init))) +
+                       " for tensor '" + spec.name + "'");
+}
+
+}  // namespace pypto_golden

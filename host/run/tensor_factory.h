@@ -1,0 +1,15 @@
+// Host tensors made from TensorSpec.init_value (rules in the seed contract).
+#pragma once
+
+#include "run/native_spec.h"
+
+namespace pypto_golden {
+
+// None -> zeros; int/float/bool -> filled; torch.Tensor -> converted copy (never the
+// caller's object); torch.randn/rand/zeros/ones -> called natively with the spec's shape and
+// dtype (same global generator as Python, so torch.manual_seed gives the same data); any
+// other callable -> its result converted. A result whose shape differs from the spec is a
+// SpecError; anything else is a TypeError.
+at::Tensor create_host_tensor(const NativeSpec& spec);
+
+}  // namespace pypto_golden

@@ -1,0 +1,113 @@
+#include "run/validation_stage.h"
+
+#include "validate/allclose.h"
+
+#include <torch/csrc/utils/pybind.h>
+
+namespace py = pybind11;
+
+namespace pypto_golden {
+namespace {
+
+struct OutputVerdict {
+  bool passed = false;
+  std::string detail;
+};
+
+// A Python comparator: (actual, expected, *, actual_outputs, expected_outputs, inputs, rtol,
+// atol) -> (ok, detail). Raising or returning something else fails the output, naming it.
+OutputVerdict call_comparator(const py::handle& cmp, const std::string& label, const at::Tensor& actual,
+                              const at::Tensor& expected, const py::dict& actual_outputs,
+                              const py::dict& expected_outputs, const py::dict& inputs, double rtol,
+                              double atol) {
+  OutputVerdict v;
+  py::object result;
+  try {
+    result = cmp(py::cast(actual), py::cast(expected), py::arg("actual_outputs") = actual_outputs,
+                 py::arg("expected_outputs") = expected_outputs, py::arg("inputs") = inputs,
+                 py::arg("rtol") = rtol, py::arg("atol") = atol);
+  } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_KeyboardInterrupt)) throw;
+    py::object type_name = e.type().attr("__name__");
+    v.detail = "    comparator " + label + " raised " + std::string(py::str(type_name)) + ": " +
+               std::string(py::str(e.value()));
+    return v;
+  }
+  if (!py::isinstance<py::tuple>(result) || py::len(result) != 2) {
+    v.detail = "    comparator " + label + " returned " + std::string(py::repr(result)) +
+               "; a comparator must return (ok: bool, detail: str)";
+    return v;
+  }
+  py::tuple pair = result;
+  v.passed = py::bool_(pair[0]);
+  v.detail = py::str(pair[1]);
+  return v;
+}
+
+std::string comparator_label(const py::handle& cmp) {
+  py::object name = py::getattr(cmp, "__name__", py::none());
+  return name.is_none() ? "custom" : std::string(py::str(name));
+}
+
+}  // namespace
+
+ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host_tensors,
+                                  const std::map<std::string, at::Tensor>& expected, const py::handle& compare_fn,
+                                  double rtol, double atol, const StageLog& log) {
+  ValidationReport report;
+  py::dict comparators = compare_fn.is_none() ? py::dict() : py::dict(py::reinterpret_borrow<py::object>(compare_fn));
+  // Context handed to Python comparators, built only when one exists.
+  py::dict actual_outputs, expected_outputs, inputs;
+  if (py::len(comparators) > 0) {
+    for (size_t k = 0; k < specs.size(); ++k) {
+      const NativeSpec& s = specs[k];
+      if (!s.is_tensor) inputs[py::str(s.name)] = py::cast(s.value);
+      else if (s.direction == Direction::In) inputs[py::str(s.name)] = py::cast(host_tensors[k]);
+      else {
+        actual_outputs[py::str(s.name)] = py::cast(host_tensors[k]);
+        expected_outputs[py::str(s.name)] = py::cast(expected.at(s.name));
+      }
+    }
+  }
+
+  std::vector<std::string> failed;
+  std::vector<std::string> details;
+  for (size_t k = 0; k < specs.size(); ++k) {
+    const NativeSpec& s = specs[k];
+    if (!s.is_tensor || s.direction == Direction::In) continue;
+    const at::Tensor& actual = host_tensors[k];
+    const at::Tensor& golden = expected.at(s.name);
+    const std::string text = shape_dtype_text(actual);
+    if (comparators.contains(py::str(s.name))) {
+      py::object cmp = comparators[py::str(s.name)];
+      std::string label = comparator_label(cmp);
+      OutputVerdict v = call_comparator(cmp, label, actual, golden, actual_outputs, expected_outputs, inputs, rtol, atol);
+      log.line("[RUN]   '" + s.name + "' " + (v.passed ? "PASS" : "FAIL") + "  " + text + " (" + label + ")");
+      if (!v.passed) {
+        failed.push_back(s.name);
+        details.push_back("  '" + s.name + "' FAIL (" + label + ")  " + text + "\n" + v.detail);
+      }
+      continue;
+    }
+    GateResult r;
+    {
+      py::gil_scoped_release release;
+      r = allclose_gate(s.name, actual, golden, rtol, atol);
+    }
+    log.line("[RUN]   '" + s.name + "' " + (r.passed ? "PASS" : "FAIL") + "  " + text);
+    if (!r.passed) {
+      failed.push_back(s.name);
+      details.push_back(r.detail);
+    }
+  }
+  if (!failed.empty()) {
+    report.passed = false;
+    std::string names = "[";
+    for (size_t k = 0; k < failed.size(); ++k) names += (k ? ", '" : "'") + failed[k] + "'";
+    report.error = "Output(s) does not match golden: " + names + "]\n";
+    for (size_t k = 0; k < details.size(); ++k) report.error += (k ? "\n" : "") + details[k];
+  }
+  return report;
+}
+
+}  // namespace pypto_golden

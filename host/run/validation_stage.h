@@ -1,0 +1,29 @@
+// The validate stage: every Out / InOut tensor against its golden, one report for all.
+#pragma once
+
+#include "run/native_spec.h"
+#include "run/stage_log.h"
+
+#include <ATen/core/Tensor.h>
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pypto_golden {
+
+struct ValidationReport {
+  bool passed = true;
+  std::string error;  // "Output(s) does not match golden: ['y']\n<details>" when failed
+};
+
+// compare_fn maps output names to Python comparators (called with the §4.1 protocol);
+// other outputs use the native allclose gate. Prints one line per output.
+ValidationReport validate_outputs(const std::vector<NativeSpec>& specs,
+                                  const std::vector<at::Tensor>& host_tensors,
+                                  const std::map<std::string, at::Tensor>& expected,
+                                  const pybind11::handle& compare_fn, double rtol, double atol,
+                                  const StageLog& log);
+
+}  // namespace pypto_golden

@@ -1,0 +1,79 @@
+#include "sim/device.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace pypto_golden::sim {
+namespace {
+
+bool env_flag(const char* name) {
+  const char* raw = std::getenv(name);
+  if (!raw) return false;
+  std::string v(raw);
+  for (auto& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return !(v.empty() || v == "0" || v == "false" || v == "no" || v == "off");
+}
+
+}  // namespace
+
+DeviceOptions device_options_from_env() {
+  DeviceOptions o;
+  unsigned hw = std::thread::hardware_concurrency();
+  o.threads = hw ? static_cast<int>(hw) : 1;
+  if (const char* raw = std::getenv("PYPTO_SIM_THREADS")) {
+    std::string v(raw);
+    char* end = nullptr;
+    long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 1 || n > 1024)
+      throw std::invalid_argument("PYPTO_SIM_THREADS must be an integer from 1 to 1024, got '" +
+                                  v + "'");
+    o.threads = static_cast<int>(n);
+  }
+  o.shuffle = env_flag("PYPTO_SIM_SHUFFLE");
+  o.seed = 0x9E3779B97F4A7C15ull;
+  return o;
+}
+
+Device::Device(int id, const DeviceOptions& options)
+    : id_(id), options_(options), pool_(options.threads) {}
+
+at::Tensor Device::upload(const at::Tensor& host) const {
+  at::Tensor dev = at::empty(host.sizes(), host.options().memory_format(at::MemoryFormat::Contiguous));
+  dev.copy_(host);
+  return dev;
+}
+
+at::Tensor Device::allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype) const {
+  at::Tensor dev = at::empty(shape, at::TensorOptions().dtype(dtype));
+  int pattern = at::isFloatingType(dtype) ? 0xFF : dtype == at::kBool ? 0x01 : 0xA5;
+  std::memset(dev.data_ptr(), pattern, dev.nbytes());
+  return dev;
+}
+
+void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {
+  const_cast<at::Tensor&>(host).copy_(device_tensor);
+}
+
+std::vector<int64_t> Device::iteration_order(int64_t n) {
+  if (!options_.shuffle) return {};
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  // xorshift64 seeded per loop: cheap, thread-safe, and the same sequence every run so a
+  // race it exposes can be replayed.
+  uint64_t state = (options_.seed + 0x632BE59BD9B4E019ull * ++shuffle_calls_) | 1;
+  for (int64_t i = n - 1; i > 0; --i) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    std::swap(order[i], order[state % static_cast<uint64_t>(i + 1)]);
+  }
+  return order;
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,52 @@
+// One simulated device: it owns its memory (separate from host tensors) and its workers.
+// Dispatch names the device, so several devices can exist side by side later (L3).
+#pragma once
+
+#include "sim/thread_pool.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+struct DeviceOptions {
+  int threads = 1;        // PYPTO_SIM_THREADS
+  bool shuffle = false;   // PYPTO_SIM_SHUFFLE: independent iterations in random order
+  uint64_t seed = 0;
+};
+
+// Reads PYPTO_SIM_THREADS / PYPTO_SIM_SHUFFLE; throws std::invalid_argument naming the
+// variable, what it must be and what it holds.
+DeviceOptions device_options_from_env();
+
+class Device {
+ public:
+  Device(int id, const DeviceOptions& options);
+
+  int id() const { return id_; }
+  ThreadPool& pool() { return pool_; }
+  const DeviceOptions& options() const { return options_; }
+
+  // A device-memory copy of a host tensor (In / InOut parameters).
+  at::Tensor upload(const at::Tensor& host) const;
+  // Device memory for a pure Out parameter: never uploaded, filled with a poison pattern
+  // (NaN for floats, 0xA5 bytes for integers) so unwritten or read-before-write
+  // elements show up in validation.
+  at::Tensor allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype) const;
+  // Copies device memory back into the host tensor.
+  static void download(const at::Tensor& device_tensor, const at::Tensor& host);
+
+  // Iteration order for a parallel loop of n iterations (empty = natural order).
+  std::vector<int64_t> iteration_order(int64_t n);
+
+ private:
+  int id_;
+  DeviceOptions options_;
+  ThreadPool pool_;
+  std::atomic<uint64_t> shuffle_calls_{0};
+};
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,12 @@
+// The simulated devices of this process, created on first use and kept for later
+// dispatches (benchmark rounds must not pay for thread start-up).
+#pragma once
+
+#include "sim/device.h"
+
+namespace pypto_golden::sim {
+
+// The device with this id, configured from PYPTO_SIM_* (re-created when those change).
+Device& simulated_device(int id);
+
+}  // namespace pypto_golden::sim

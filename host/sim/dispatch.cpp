@@ -1,0 +1,67 @@
+#include "sim/dispatch.h"
+
+#include "sim/interrupt.h"
+#include "sim/kernel_error.h"
+#include "tensor/dtype_names.h"
+#include "tensor/python_repr.h"
+
+namespace pypto_golden::sim {
+namespace {
+
+void check_tensor_arg(const ParamInfo& p, const at::Tensor& t) {
+  auto dtype = *scalar_type_from_pypto(p.dtype);
+  bool shape_ok = static_cast<size_t>(t.dim()) == p.shape.size();
+  for (size_t d = 0; shape_ok && d < p.shape.size(); ++d)
+    shape_ok = p.shape[d] < 0 || p.shape[d] == t.size(static_cast<int64_t>(d));
+  if (!shape_ok || t.scalar_type() != dtype)
+    throw ArgumentError("argument '" + p.name + "' must be a " + p.dtype + " tensor of shape " +
+                        python_shape_repr(p.shape) + ", got " + pypto_name(t.scalar_type()) +
+                        " " + python_shape_repr(t.sizes()));
+}
+
+Value scalar_value(const ParamInfo& p, const c10::Scalar& v) {
+  auto dtype = *scalar_type_from_pypto(p.dtype);
+  if (dtype == at::kBool) return Value::from_bool(v.toBool());
+  if (at::isFloatingType(dtype)) return Value::from_float(v.toDouble(), dtype);
+  return Value::from_int(v.toLong(), dtype);
+}
+
+}  // namespace
+
+void dispatch(const Program& program, const std::vector<HostArg>& args, Device& device) {
+  const Function& fn = program.entry();
+  if (args.size() != fn.params.size())
+    throw ArgumentError("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
+                        " arguments, got " + std::to_string(args.size()));
+
+  Frame frame;
+  frame.function = &fn;
+  frame.device = &device;
+  frame.slots.resize(fn.slot_names.size());
+  std::vector<at::Tensor> device_tensors(args.size());
+  for (size_t k = 0; k < args.size(); ++k) {
+    const ParamInfo& p = fn.params[k];
+    if (p.is_tensor != args[k].is_tensor)
+      throw ArgumentError("argument '" + p.name + "' must be a " + (p.is_tensor ? "tensor" : "scalar"));
+    if (!p.is_tensor) {
+      frame.slots[k] = scalar_value(p, args[k].scalar);
+      continue;
+    }
+    check_tensor_arg(p, args[k].tensor);
+    device_tensors[k] = p.direction == "Out"
+                            ? device.allocate_poisoned(args[k].tensor.sizes(), args[k].tensor.scalar_type())
+                            : device.upload(args[k].tensor);
+    frame.slots[k] = Value::from_tensor(device_tensors[k]);
+  }
+
+  {
+    InterruptScope interrupt_scope;
+    run_block(fn.body, frame);
+  }
+
+  for (size_t k = 0; k < args.size(); ++k)
+    if (fn.params[k].is_tensor && fn.params[k].direction != "In")
+      Device::download(device_tensors[k], args[k].tensor);
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,34 @@
+// One dispatch of a simulator program on a device: upload inputs, run, read outputs back.
+#pragma once
+
+#include "sim/device.h"
+#include "sim/nodes.h"
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Scalar.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+// An argument as the host holds it: a host tensor or a scalar, in parameter order.
+struct HostArg {
+  bool is_tensor = true;
+  at::Tensor tensor;  // host memory; Out / InOut results are copied back into it
+  c10::Scalar scalar;  // the 0-dim spec value, exactly (int64 beyond 2^53 included)
+};
+
+// Host arguments that do not fit the program's parameters.
+class ArgumentError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out
+// tensors get poisoned device memory, and Out / InOut results are read back into the
+// host tensors. Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
+void dispatch(const Program& program, const std::vector<HostArg>& args, Device& device);
+
+}  // namespace pypto_golden::sim

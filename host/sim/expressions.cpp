@@ -1,0 +1,170 @@
+#include "sim/expressions.h"
+
+#include "sim/kernel_error.h"
+#include "tensor/dtype_names.h"
+#include "tensor/python_repr.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+
+namespace pypto_golden::sim {
+
+void Expr::eval_into(Frame& frame, const at::Tensor& dst) const { assign_into(eval(frame), dst); }
+
+void assign_into(const Value& v, const at::Tensor& dst) {
+  const at::Tensor& src = v.as_tensor("the value written");
+  if (!src.sizes().equals(dst.sizes()))
+    throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) +
+                      " but the window has shape " + python_shape_repr(dst.sizes()));
+  if (src.scalar_type() != dst.scalar_type())
+    throw KernelError("the value written is " + pypto_name(src.scalar_type()) +
+                      " but the tensor is " + pypto_name(dst.scalar_type()) +
+                      "; convert it with pl.cast first");
+  const_cast<at::Tensor&>(dst).copy_(src);
+}
+
+Value VarExpr::eval(Frame& frame) const {
+  const Value& v = frame.slots[static_cast<size_t>(slot_)];
+  if (v.kind == Value::Kind::None)
+    throw KernelError("'" + frame.function->slot_names[static_cast<size_t>(slot_)] +
+                      "' is used before it is assigned");
+  return v;
+}
+
+void VarExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
+  assign_into(eval(frame), dst);
+}
+
+namespace {
+
+int64_t floor_div(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+Value scalar_binop(BinOp op, const std::string& symbol, const Value& a, const Value& b) {
+  if (!a.is_scalar() || !b.is_scalar())
+    throw KernelError("operator '" + symbol + "' needs two scalars, got " + a.describe() + " and " +
+                      b.describe());
+  switch (op) {
+    case BinOp::And: return Value::from_bool(a.truthy("'and'") && b.truthy("'and'"));
+    case BinOp::Or: return Value::from_bool(a.truthy("'or'") || b.truthy("'or'"));
+    default: break;
+  }
+  bool is_float = a.kind == Value::Kind::Float || b.kind == Value::Kind::Float;
+  if (!is_float && op != BinOp::TrueDiv) {
+    int64_t x = a.i, y = b.i;
+    c10::ScalarType t = (a.stype == c10::kLong || b.stype == c10::kLong) ? c10::kLong : a.stype;
+    if (t == c10::kBool) t = c10::kLong;
+    switch (op) {
+      case BinOp::Add: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)), t);
+      case BinOp::Sub: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)), t);
+      case BinOp::Mul: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)), t);
+      case BinOp::FloorDiv:
+      case BinOp::Mod:
+        if (y == 0) throw KernelError("integer division by zero in '" + symbol + "'");
+        return op == BinOp::FloorDiv ? Value::from_int(floor_div(x, y), t)
+                                     : Value::from_int(x - floor_div(x, y) * y, t);
+      case BinOp::Eq: return Value::from_bool(x == y);
+      case BinOp::Ne: return Value::from_bool(x != y);
+      case BinOp::Lt: return Value::from_bool(x < y);
+      case BinOp::Le: return Value::from_bool(x <= y);
+      case BinOp::Gt: return Value::from_bool(x > y);
+      case BinOp::Ge: return Value::from_bool(x >= y);
+      default: break;
+    }
+  }
+  double x = a.as_double("operand"), y = b.as_double("operand");
+  c10::ScalarType t = a.kind == Value::Kind::Float ? a.stype
+                      : b.kind == Value::Kind::Float ? b.stype : c10::kFloat;
+  switch (op) {
+    case BinOp::Add: return Value::from_float(x + y, t);
+    case BinOp::Sub: return Value::from_float(x - y, t);
+    case BinOp::Mul: return Value::from_float(x * y, t);
+    case BinOp::TrueDiv:
+      if (y == 0.0 && !is_float) throw KernelError("division by zero in '" + symbol + "'");
+      return Value::from_float(x / y, t);
+    case BinOp::FloorDiv:
+      if (y == 0.0) throw KernelError("float floor division by zero in '" + symbol + "'");
+      return Value::from_float(std::floor(x / y), t);
+    case BinOp::Mod:
+      if (y == 0.0) throw KernelError("float modulo by zero in '" + symbol + "'");
+      return Value::from_float(x - std::floor(x / y) * y, t);
+    case BinOp::Eq: return Value::from_bool(x == y);
+    case BinOp::Ne: return Value::from_bool(x != y);
+    case BinOp::Lt: return Value::from_bool(x < y);
+    case BinOp::Le: return Value::from_bool(x <= y);
+    case BinOp::Gt: return Value::from_bool(x > y);
+    case BinOp::Ge: return Value::from_bool(x >= y);
+    default: break;
+  }
+  throw KernelError("unsupported scalar operator '" + symbol + "'");
+}
+
+}  // namespace
+
+Value BinOpExpr::eval(Frame& frame) const {
+  Value a = lhs_->eval(frame);
+  Value b = rhs_->eval(frame);
+  if (a.is_tensor()) {
+    if (!tensor_op_)
+      throw KernelError("operator '" + symbol_ + "' is not supported on tensors by this simulator");
+    OpArgs args;
+    args.positional.push_back(std::move(a));
+    args.positional.push_back(std::move(b));
+    return tensor_op_->fn(args);
+  }
+  if (b.is_tensor())
+    throw KernelError("operator '" + symbol_ + "' with a scalar on the left and a tensor on the right; "
+                      "put the tensor first (pl ops take the tensor as lhs)");
+  return scalar_binop(op_, symbol_, a, b);
+}
+
+Value UnaryExpr::eval(Frame& frame) const {
+  Value v = operand_->eval(frame);
+  if (is_not_) return Value::from_bool(!v.truthy("the operand of 'not'"));
+  if (v.kind == Value::Kind::Float) return Value::from_float(-v.f, v.stype);
+  if (v.kind == Value::Kind::Int || v.kind == Value::Kind::Bool) return Value::from_int(-v.i, v.stype == c10::kBool ? c10::kLong : v.stype);
+  if (v.is_tensor()) return Value::from_tensor(at::neg(v.tensor));
+  throw KernelError("unary '-' needs a scalar or a tensor, got " + v.describe());
+}
+
+Value SubscriptExpr::eval(Frame& frame) const {
+  Value base = base_->eval(frame);
+  const at::Tensor& t = base.as_tensor(("the base of " + text_).c_str());
+  Window w = resolve_window(t, items_, frame, text_);
+  if (w.all_indexed) {
+    c10::ScalarType st = t.scalar_type();
+    if (at::isFloatingType(st)) return Value::from_float(w.view.item<double>(), st);
+    if (st == at::kBool) return Value::from_bool(w.view.item<bool>());
+    return Value::from_int(w.view.item<int64_t>(), st);
+  }
+  return Value::from_tensor(std::move(w.view));
+}
+
+OpArgs CallExpr::evaluate_args(Frame& frame) const {
+  OpArgs args;
+  args.positional.reserve(args_.size());
+  for (const auto& a : args_) args.positional.push_back(a->eval(frame));
+  for (const auto& kv : kwargs_) args.keywords.emplace_back(kv.first, kv.second->eval(frame));
+  return args;
+}
+
+Value CallExpr::eval(Frame& frame) const { return op_->fn(evaluate_args(frame)); }
+
+void CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
+  OpArgs args = evaluate_args(frame);
+  if (op_->into && op_->into(args, dst)) return;
+  assign_into(op_->fn(args), dst);
+}
+
+Value SequenceExpr::eval(Frame& frame) const {
+  std::vector<Value> items;
+  items.reserve(items_.size());
+  for (const auto& e : items_) items.push_back(e->eval(frame));
+  return is_tuple_ ? Value::tuple(std::move(items)) : Value::list(std::move(items));
+}
+
+}  // namespace pypto_golden::sim

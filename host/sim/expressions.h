@@ -1,0 +1,102 @@
+// Expression nodes of the simulator program.
+#pragma once
+
+#include "sim/nodes.h"
+#include "sim/ops/op_table.h"
+#include "sim/window.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+class ConstExpr : public Expr {
+ public:
+  explicit ConstExpr(Value v) : value_(std::move(v)) {}
+  Value eval(Frame&) const override { return value_; }
+
+ private:
+  Value value_;
+};
+
+class VarExpr : public Expr {
+ public:
+  explicit VarExpr(int slot) : slot_(slot) {}
+  Value eval(Frame& frame) const override;
+  void eval_into(Frame& frame, const at::Tensor& dst) const override;
+
+ private:
+  int slot_;
+};
+
+enum class BinOp { Add, Sub, Mul, TrueDiv, FloorDiv, Mod, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
+
+class BinOpExpr : public Expr {
+ public:
+  // `tensor_op` is the op used when the left operand is a tensor (null: not supported).
+  BinOpExpr(BinOp op, std::string symbol, ExprPtr lhs, ExprPtr rhs, const OpDef* tensor_op)
+      : op_(op), symbol_(std::move(symbol)), lhs_(std::move(lhs)), rhs_(std::move(rhs)),
+        tensor_op_(tensor_op) {}
+  Value eval(Frame& frame) const override;
+
+ private:
+  BinOp op_;
+  std::string symbol_;
+  ExprPtr lhs_, rhs_;
+  const OpDef* tensor_op_;
+};
+
+class UnaryExpr : public Expr {
+ public:
+  UnaryExpr(bool is_not, ExprPtr operand) : is_not_(is_not), operand_(std::move(operand)) {}
+  Value eval(Frame& frame) const override;
+
+ private:
+  bool is_not_;
+  ExprPtr operand_;
+};
+
+class SubscriptExpr : public Expr {
+ public:
+  SubscriptExpr(ExprPtr base, std::vector<IndexItem> items, std::string text)
+      : base_(std::move(base)), items_(std::move(items)), text_(std::move(text)) {}
+  Value eval(Frame& frame) const override;
+
+ private:
+  ExprPtr base_;
+  std::vector<IndexItem> items_;
+  std::string text_;
+};
+
+class CallExpr : public Expr {
+ public:
+  CallExpr(const OpDef* op, std::vector<ExprPtr> args,
+           std::vector<std::pair<std::string, ExprPtr>> kwargs)
+      : op_(op), args_(std::move(args)), kwargs_(std::move(kwargs)) {}
+  Value eval(Frame& frame) const override;
+  void eval_into(Frame& frame, const at::Tensor& dst) const override;
+
+ private:
+  OpArgs evaluate_args(Frame& frame) const;
+  const OpDef* op_;
+  std::vector<ExprPtr> args_;
+  std::vector<std::pair<std::string, ExprPtr>> kwargs_;
+};
+
+class SequenceExpr : public Expr {
+ public:
+  SequenceExpr(bool is_tuple, std::vector<ExprPtr> items)
+      : is_tuple_(is_tuple), items_(std::move(items)) {}
+  Value eval(Frame& frame) const override;
+
+ private:
+  bool is_tuple_;
+  std::vector<ExprPtr> items_;
+};
+
+// Copies a tensor value into a same-shape, same-dtype destination view; `what` names the
+// destination in messages.
+void assign_into(const Value& v, const at::Tensor& dst);
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,36 @@
+#include "sim/interrupt.h"
+
+#include "sim/kernel_error.h"
+
+#include <atomic>
+#include <csignal>
+
+namespace pypto_golden::sim {
+namespace {
+
+std::atomic<bool> g_requested{false};
+struct sigaction g_previous;
+
+extern "C" void on_sigint(int) { g_requested.store(true, std::memory_order_relaxed); }
+
+}  // namespace
+
+InterruptScope::InterruptScope() {
+  g_requested.store(false);
+  struct sigaction action {};
+  action.sa_handler = on_sigint;
+  sigemptyset(&action.sa_mask);
+  installed_ = sigaction(SIGINT, &action, &g_previous) == 0;
+}
+
+InterruptScope::~InterruptScope() {
+  if (installed_) sigaction(SIGINT, &g_previous, nullptr);
+}
+
+bool interrupt_requested() { return g_requested.load(std::memory_order_relaxed); }
+
+void check_interrupt() {
+  if (g_requested.load(std::memory_order_relaxed)) throw Interrupted();
+}
+
+}  // namespace pypto_golden::sim

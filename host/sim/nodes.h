@@ -1,0 +1,81 @@
+// The executable form of a simulator program: a tree of expression and statement nodes
+// built once from sim_program.json, then walked by the executor.
+#pragma once
+
+#include "sim/value.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+class Device;
+struct Function;
+
+// The variables of one running function. Parallel iterations each get a copy.
+struct Frame {
+  const Function* function = nullptr;
+  Device* device = nullptr;
+  std::vector<Value> slots;
+  std::vector<int> active_loop_vars;  // innermost last; named in error messages
+  bool returned = false;
+  Value return_value;
+};
+
+class Expr {
+ public:
+  virtual ~Expr() = default;
+  virtual Value eval(Frame& frame) const = 0;
+  // Evaluates straight into `dst` (a view of the same shape and dtype) when the node can
+  // do so without a temporary; the default evaluates and copies.
+  virtual void eval_into(Frame& frame, const at::Tensor& dst) const;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+class Stmt {
+ public:
+  explicit Stmt(int line) : line_(line) {}
+  virtual ~Stmt() = default;
+  // Executes the statement, turning kernel mistakes into located SimErrors.
+  void run(Frame& frame) const;
+  int line() const { return line_; }
+
+ protected:
+  virtual void exec(Frame& frame) const = 0;
+
+ private:
+  int line_;
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+// Runs statements in order until one of them returns.
+void run_block(const Block& block, Frame& frame);
+
+struct ParamInfo {
+  std::string name;
+  bool is_tensor = true;
+  std::string direction;  // In / Out / InOut
+  std::vector<int64_t> shape;
+  std::string dtype;
+  bool runtime_scalar = false;
+};
+
+struct Function {
+  std::string name;
+  std::string source_file;
+  int line = 0;
+  std::vector<ParamInfo> params;
+  std::vector<std::string> slot_names;
+  Block body;
+};
+
+struct Program {
+  int version = 1;
+  std::string source_file;
+  std::vector<std::unique_ptr<Function>> functions;  // [0] is the entry
+  const Function& entry() const { return *functions.front(); }
+};
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,28 @@
+#include "sim/ops/op_table.h"
+
+namespace pypto_golden::sim {
+
+const Value* OpArgs::keyword(const char* name) const {
+  for (const auto& kv : keywords)
+    if (kv.first == name) return &kv.second;
+  return nullptr;
+}
+
+void OpTable::add(OpDef def) { defs_.push_back(std::move(def)); }
+
+const OpDef* OpTable::find(const std::string& name) const {
+  for (const auto& d : defs_)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const OpTable& op_table() {
+  static const OpTable table = [] {
+    OpTable t;
+    register_elementwise_ops(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace pypto_golden::sim

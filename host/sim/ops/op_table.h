@@ -1,0 +1,45 @@
+// The table of runtime ops a simulator program may call, by IR name ("add", ...).
+#pragma once
+
+#include "sim/value.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+struct OpArgs {
+  std::vector<Value> positional;
+  std::vector<std::pair<std::string, Value>> keywords;
+  // The keyword's value, or nullptr when it was not passed.
+  const Value* keyword(const char* name) const;
+};
+
+struct OpDef {
+  std::string name;
+  int min_args = 0;
+  int max_args = 0;
+  std::vector<std::string> keywords;  // accepted keyword names
+  Value (*fn)(const OpArgs&) = nullptr;
+  // Writes the result straight into `dst`; returns false when it cannot (then the caller
+  // evaluates and copies). Optional.
+  bool (*into)(const OpArgs&, const at::Tensor& dst) = nullptr;
+};
+
+class OpTable {
+ public:
+  void add(OpDef def);
+  const OpDef* find(const std::string& name) const;
+
+ private:
+  std::vector<OpDef> defs_;
+};
+
+// All ops of the simulator, registered once.
+const OpTable& op_table();
+
+// Registration functions, one per op family (each in its own file).
+void register_elementwise_ops(OpTable& table);
+
+}  // namespace pypto_golden::sim

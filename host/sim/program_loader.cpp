@@ -1,0 +1,274 @@
+#include "sim/program_loader.h"
+
+#include "sim/expressions.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_table.h"
+#include "sim/statements.h"
+#include "tensor/dtype_names.h"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+namespace pypto_golden::sim {
+namespace {
+
+using nlohmann::json;
+
+class Loader {
+ public:
+  Loader(std::string origin) : origin_(std::move(origin)) {}
+
+  std::unique_ptr<Program> program(const json& doc) {
+    if (!doc.is_object()) fail("the file must hold a JSON object");
+    if (doc.value("format", std::string()) != "pypto-golden-sim")
+      fail("not a pypto-golden simulator program (\"format\" is not \"pypto-golden-sim\")");
+    const json& version = need(doc, "version");
+    if (!version.is_number_integer() || version.get<int64_t>() != kProgramVersion)
+      fail("program version " + version.dump() + " is not supported (this simulator runs version " +
+           std::to_string(kProgramVersion) + ")");
+    auto prog = std::make_unique<Program>();
+    prog->source_file = str(need(doc, "source_file"), "source_file");
+    const json& fns = need(doc, "functions");
+    if (!fns.is_array() || fns.empty()) fail("\"functions\" must be a non-empty list");
+    for (const auto& f : fns) prog->functions.push_back(function(f, prog->source_file));
+    return prog;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw ProgramError(origin_ + ": " + what + "; rebuild the kernel with this pypto-golden");
+  }
+
+  const json& need(const json& obj, const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(where_ + "missing field '" + key + "'");
+    return *it;
+  }
+
+  std::string str(const json& v, const char* what) const {
+    if (!v.is_string()) fail(where_ + "'" + what + "' must be a string");
+    return v.get<std::string>();
+  }
+
+  int integer(const json& v, const char* what) const {
+    if (!v.is_number_integer()) fail(where_ + "'" + what + "' must be an integer");
+    return v.get<int>();
+  }
+
+  int slot(const json& v) const {
+    int s = integer(v, "slot");
+    if (s < 0 || s >= num_slots_) fail(where_ + "slot " + std::to_string(s) + " is out of range");
+    return s;
+  }
+
+  std::unique_ptr<Function> function(const json& f, const std::string& source_file) {
+    auto fn = std::make_unique<Function>();
+    fn->source_file = source_file;
+    fn->name = str(need(f, "name"), "name");
+    fn->line = f.value("line", 0);
+    where_ = "function '" + fn->name + "': ";
+    for (const auto& n : need(f, "slots")) fn->slot_names.push_back(str(n, "slots[]"));
+    num_slots_ = static_cast<int>(fn->slot_names.size());
+    for (const auto& p : need(f, "params")) {
+      ParamInfo info;
+      info.name = str(need(p, "name"), "name");
+      info.is_tensor = str(need(p, "kind"), "kind") == "tensor";
+      info.direction = p.value("direction", std::string("In"));
+      info.dtype = str(need(p, "dtype"), "dtype");
+      if (!scalar_type_from_pypto(info.dtype)) fail(where_ + "unknown dtype '" + info.dtype + "'");
+      if (info.is_tensor)
+        for (const auto& d : need(p, "shape")) info.shape.push_back(d.get<int64_t>());
+      info.runtime_scalar = p.value("runtime", false);
+      fn->params.push_back(std::move(info));
+    }
+    if (static_cast<int>(fn->params.size()) > num_slots_) fail(where_ + "fewer slots than parameters");
+    fn->body = block(need(f, "body"));
+    return fn;
+  }
+
+  Block block(const json& stmts) {
+    if (!stmts.is_array()) fail(where_ + "a statement block must be a list");
+    Block out;
+    for (const auto& s : stmts) out.push_back(stmt(s));
+    return out;
+  }
+
+  StmtPtr stmt(const json& s) {
+    if (!s.is_object()) fail(where_ + "a statement must be an object");
+    const std::string kind = str(need(s, "s"), "s");
+    const int line = s.value("line", 0);
+    if (kind == "for") {
+      static const std::unordered_map<std::string, LoopKind> kinds = {
+          {"range", LoopKind::Range}, {"parallel", LoopKind::Parallel}, {"unroll", LoopKind::Unroll},
+          {"pipeline", LoopKind::Pipeline}, {"spmd", LoopKind::Spmd}};
+      auto k = kinds.find(str(need(s, "kind"), "kind"));
+      if (k == kinds.end()) fail(where_ + "line " + std::to_string(line) + ": unknown loop kind");
+      return std::make_unique<ForStmt>(line, k->second, slot(need(s, "var")), expr(need(s, "start")),
+                                       expr(need(s, "stop")), expr(need(s, "step")), block(need(s, "body")));
+    }
+    if (kind == "at") {
+      const json& name = s.contains("name") ? s["name"] : json();
+      return std::make_unique<AtStmt>(line, name.is_string() ? name.get<std::string>() : "", block(need(s, "body")));
+    }
+    if (kind == "assign") return std::make_unique<AssignStmt>(line, slot(need(s, "slot")), expr(need(s, "value")));
+    if (kind == "unpack") {
+      std::vector<int> slots;
+      for (const auto& v : need(s, "slots")) slots.push_back(slot(v));
+      return std::make_unique<UnpackStmt>(line, std::move(slots), expr(need(s, "value")));
+    }
+    if (kind == "write") {
+      int target = slot(need(s, "target"));
+      std::string text = s.contains("text") && s["text"].is_string() ? s["text"].get<std::string>()
+                                                                      : slot_label(target) + "[...]";
+      return std::make_unique<WriteStmt>(line, target, index(need(s, "index")), std::move(text),
+                                         expr(need(s, "value")));
+    }
+    if (kind == "expr") return std::make_unique<ExprStmt>(line, expr(need(s, "value")));
+    if (kind == "if")
+      return std::make_unique<IfStmt>(line, expr(need(s, "cond")), block(need(s, "then")),
+                                      s.contains("else") ? block(s["else"]) : Block{});
+    if (kind == "return") {
+      std::vector<ExprPtr> values;
+      for (const auto& v : need(s, "values")) values.push_back(expr(v));
+      return std::make_unique<ReturnStmt>(line, std::move(values));
+    }
+    fail(where_ + "line " + std::to_string(line) + ": unknown statement kind '" + kind + "'");
+  }
+
+  std::string slot_label(int s) const { return "slot " + std::to_string(s); }
+
+  std::vector<IndexItem> index(const json& items) {
+    if (!items.is_array()) fail(where_ + "an index must be a list");
+    std::vector<IndexItem> out;
+    for (const auto& it : items) {
+      IndexItem item;
+      std::string k = str(need(it, "k"), "k");
+      if (k == "slice") {
+        item.is_slice = true;
+        if (it.contains("lo") && !it["lo"].is_null()) item.lo = expr(it["lo"]);
+        if (it.contains("hi") && !it["hi"].is_null()) item.hi = expr(it["hi"]);
+      } else if (k == "index") {
+        item.is_slice = false;
+        item.index = expr(need(it, "v"));
+      } else {
+        fail(where_ + "unknown index kind '" + k + "'");
+      }
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+
+  Value constant(const json& e) {
+    const std::string dtype = str(need(e, "dtype"), "dtype");
+    const json& v = need(e, "v");
+    if (dtype == "str") return Value::from_string(str(v, "v"));
+    if (dtype == "none") return Value::none();
+    if (dtype == "dtype") {
+      auto t = scalar_type_from_pypto(str(v, "v"));
+      if (!t) fail(where_ + "unknown dtype '" + v.get<std::string>() + "'");
+      return Value::from_dtype(*t);
+    }
+    if (dtype == "bool") return Value::from_bool(v.get<bool>());
+    auto t = scalar_type_from_pypto(dtype);
+    if (!t) fail(where_ + "unknown constant dtype '" + dtype + "'");
+    if (at::isFloatingType(*t)) return Value::from_float(v.get<double>(), *t);
+    return Value::from_int(v.get<int64_t>(), *t);
+  }
+
+  ExprPtr expr(const json& e) {
+    if (!e.is_object()) fail(where_ + "an expression must be an object");
+    const std::string kind = str(need(e, "e"), "e");
+    if (kind == "const") return std::make_unique<ConstExpr>(constant(e));
+    if (kind == "var") return std::make_unique<VarExpr>(slot(need(e, "slot")));
+    if (kind == "binop") {
+      static const std::unordered_map<std::string, std::pair<BinOp, const char*>> ops = {
+          {"add", {BinOp::Add, "+"}}, {"sub", {BinOp::Sub, "-"}}, {"mul", {BinOp::Mul, "*"}},
+          {"truediv", {BinOp::TrueDiv, "/"}}, {"floordiv", {BinOp::FloorDiv, "//"}},
+          {"mod", {BinOp::Mod, "%"}}, {"eq", {BinOp::Eq, "=="}}, {"ne", {BinOp::Ne, "!="}},
+          {"lt", {BinOp::Lt, "<"}}, {"le", {BinOp::Le, "<="}}, {"gt", {BinOp::Gt, ">"}},
+          {"ge", {BinOp::Ge, ">="}}, {"and", {BinOp::And, "and"}}, {"or", {BinOp::Or, "or"}}};
+      static const std::unordered_map<std::string, std::string> tensor_ops = {
+          {"add", "add"}, {"sub", "sub"}, {"mul", "mul"}, {"truediv", "div"}};
+      std::string name = str(need(e, "op"), "op");
+      auto op = ops.find(name);
+      if (op == ops.end()) fail(where_ + "unknown operator '" + name + "'");
+      auto t = tensor_ops.find(name);
+      const OpDef* tensor_op = t == tensor_ops.end() ? nullptr : op_table().find(t->second);
+      return std::make_unique<BinOpExpr>(op->second.first, op->second.second, expr(need(e, "lhs")),
+                                         expr(need(e, "rhs")), tensor_op);
+    }
+    if (kind == "unary") {
+      std::string op = str(need(e, "op"), "op");
+      if (op != "neg" && op != "not") fail(where_ + "unknown unary operator '" + op + "'");
+      return std::make_unique<UnaryExpr>(op == "not", expr(need(e, "operand")));
+    }
+    if (kind == "subscript") {
+      std::string text = e.contains("text") && e["text"].is_string() ? e["text"].get<std::string>() : "subscript";
+      return std::make_unique<SubscriptExpr>(expr(need(e, "base")), index(need(e, "index")), std::move(text));
+    }
+    if (kind == "call") {
+      std::string name = str(need(e, "op"), "op");
+      const OpDef* op = op_table().find(name);
+      if (!op) fail(where_ + "the op '" + name + "' is not provided by this simulator");
+      std::vector<ExprPtr> args;
+      for (const auto& a : need(e, "args")) args.push_back(expr(a));
+      if (static_cast<int>(args.size()) < op->min_args || static_cast<int>(args.size()) > op->max_args)
+        fail(where_ + "op '" + name + "' takes " + std::to_string(op->min_args) + ".." +
+             std::to_string(op->max_args) + " arguments, got " + std::to_string(args.size()));
+      std::vector<std::pair<std::string, ExprPtr>> kwargs;
+      if (e.contains("kwargs"))
+        for (const auto& kv : e["kwargs"].items()) {
+          bool known = false;
+          for (const auto& k : op->keywords) known = known || k == kv.key();
+          if (!known) fail(where_ + "op '" + name + "' has no keyword '" + kv.key() + "'");
+          kwargs.emplace_back(kv.key(), expr(kv.value()));
+        }
+      return std::make_unique<CallExpr>(op, std::move(args), std::move(kwargs));
+    }
+    if (kind == "tuple" || kind == "list") {
+      std::vector<ExprPtr> items;
+      for (const auto& it : need(e, "items")) items.push_back(expr(it));
+      return std::make_unique<SequenceExpr>(kind == "tuple", std::move(items));
+    }
+    fail(where_ + "unknown expression kind '" + kind + "'");
+  }
+
+  std::string origin_;
+  std::string where_;
+  int num_slots_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Program> parse_program(const std::string& text, const std::string& origin) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ProgramError(origin + ": not valid JSON (syntax error at byte " + std::to_string(e.byte) +
+                       "); rebuild the kernel with this pypto-golden");
+  }
+  try {
+    return Loader(origin).program(doc);
+  } catch (const json::exception& e) {
+    // A field of the wrong JSON type deep inside a node.
+    throw ProgramError(origin + ": malformed program (" + std::string(e.what()) +
+                       "); rebuild the kernel with this pypto-golden");
+  }
+}
+
+std::unique_ptr<Program> load_program(const std::filesystem::path& build_dir) {
+  auto path = build_dir / kProgramFile;
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw ProgramError(path.string() + " not found: the build has no simulator program; rebuild it "
+                       "with -p a2a3sim (or a5sim)");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_program(buf.str(), path.string());
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,125 @@
+#include "sim/statements.h"
+
+#include "sim/device.h"
+#include "sim/expressions.h"
+#include "sim/interrupt.h"
+#include "sim/kernel_error.h"
+
+#include <c10/util/Exception.h>
+
+namespace pypto_golden::sim {
+namespace {
+
+// "(r=1024, c=0)": the loop indices in force when a statement failed.
+std::string loop_context(const Frame& frame) {
+  if (frame.active_loop_vars.empty()) return "";
+  std::string out = " (";
+  for (size_t k = 0; k < frame.active_loop_vars.size(); ++k) {
+    int slot = frame.active_loop_vars[k];
+    if (k) out += ", ";
+    out += frame.function->slot_names[static_cast<size_t>(slot)] + "=" +
+           std::to_string(frame.slots[static_cast<size_t>(slot)].i);
+  }
+  return out + ")";
+}
+
+[[noreturn]] void raise_located(const Frame& frame, int line, const std::string& what) {
+  throw SimError(frame.function->source_file + ":" + std::to_string(line) + ": " + what +
+                 loop_context(frame));
+}
+
+}  // namespace
+
+void Stmt::run(Frame& frame) const {
+  try {
+    exec(frame);
+  } catch (const SimError&) {
+    throw;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const KernelError& e) {
+    raise_located(frame, line_, e.what());
+  } catch (const c10::Error& e) {
+    raise_located(frame, line_, e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    raise_located(frame, line_, e.what());
+  }
+}
+
+void run_block(const Block& block, Frame& frame) {
+  for (const auto& s : block) {
+    s->run(frame);
+    if (frame.returned) return;
+  }
+}
+
+void ForStmt::exec(Frame& frame) const {
+  const int64_t start = start_->eval(frame).as_int("the loop start");
+  const int64_t stop = stop_->eval(frame).as_int("the loop stop");
+  const int64_t step = step_->eval(frame).as_int("the loop step");
+  if (step == 0) throw KernelError("the loop step must not be zero");
+  int64_t trips = 0;
+  if (step > 0 && stop > start) trips = (stop - start + step - 1) / step;
+  if (step < 0 && stop < start) trips = (start - stop + (-step) - 1) / (-step);
+  const size_t var = static_cast<size_t>(var_);
+
+  if (kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) {
+    Device& device = *frame.device;
+    std::vector<int64_t> order = device.iteration_order(trips);
+    device.pool().parallel_for(trips, [&](int64_t k) {
+      check_interrupt();
+      Frame local = frame;  // each independent iteration has its own variables
+      local.slots[var] = Value::from_int(start + k * step);
+      local.active_loop_vars.push_back(var_);
+      run_block(body_, local);
+    }, order);
+    return;
+  }
+
+  frame.active_loop_vars.push_back(var_);
+  for (int64_t k = 0; k < trips; ++k) {
+    check_interrupt();
+    frame.slots[var] = Value::from_int(start + k * step);
+    run_block(body_, frame);
+    if (frame.returned) break;
+  }
+  frame.active_loop_vars.pop_back();
+}
+
+void AssignStmt::exec(Frame& frame) const {
+  frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame);
+}
+
+void UnpackStmt::exec(Frame& frame) const {
+  Value v = value_->eval(frame);
+  if ((v.kind != Value::Kind::Tuple && v.kind != Value::Kind::List) || v.items->size() != slots_.size())
+    throw KernelError("cannot unpack " + v.describe() + " into " + std::to_string(slots_.size()) + " names");
+  for (size_t k = 0; k < slots_.size(); ++k) frame.slots[static_cast<size_t>(slots_[k])] = (*v.items)[k];
+}
+
+void WriteStmt::exec(Frame& frame) const {
+  const Value& target = frame.slots[static_cast<size_t>(target_)];
+  const at::Tensor& t = target.as_tensor(("the target of " + text_).c_str());
+  Window w = resolve_window(t, items_, frame, text_);
+  if (w.all_indexed)
+    throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
+  value_->eval_into(frame, w.view);
+}
+
+void IfStmt::exec(Frame& frame) const {
+  if (cond_->eval(frame).truthy("the if condition")) run_block(then_, frame);
+  else run_block(else_, frame);
+}
+
+void ReturnStmt::exec(Frame& frame) const {
+  if (values_.size() == 1) {
+    frame.return_value = values_[0]->eval(frame);
+  } else {
+    std::vector<Value> items;
+    for (const auto& v : values_) items.push_back(v->eval(frame));
+    frame.return_value = Value::tuple(std::move(items));
+  }
+  frame.returned = true;
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,119 @@
+// Statement nodes of the simulator program.
+#pragma once
+
+#include "sim/nodes.h"
+#include "sim/window.h"
+
+#include <string>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+enum class LoopKind { Range, Parallel, Unroll, Pipeline, Spmd };
+
+class ForStmt : public Stmt {
+ public:
+  ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, ExprPtr step, Block body)
+      : Stmt(line), kind_(kind), var_(var), start_(std::move(start)), stop_(std::move(stop)),
+        step_(std::move(step)), body_(std::move(body)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  LoopKind kind_;
+  int var_;
+  ExprPtr start_, stop_, step_;
+  Block body_;
+};
+
+class AtStmt : public Stmt {
+ public:
+  AtStmt(int line, std::string name, Block body)
+      : Stmt(line), name_(std::move(name)), body_(std::move(body)) {}
+
+ protected:
+  void exec(Frame& frame) const override { run_block(body_, frame); }
+
+ private:
+  std::string name_;
+  Block body_;
+};
+
+class AssignStmt : public Stmt {
+ public:
+  AssignStmt(int line, int slot, ExprPtr value) : Stmt(line), slot_(slot), value_(std::move(value)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  int slot_;
+  ExprPtr value_;
+};
+
+class UnpackStmt : public Stmt {
+ public:
+  UnpackStmt(int line, std::vector<int> slots, ExprPtr value)
+      : Stmt(line), slots_(std::move(slots)), value_(std::move(value)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  std::vector<int> slots_;
+  ExprPtr value_;
+};
+
+class WriteStmt : public Stmt {
+ public:
+  WriteStmt(int line, int target, std::vector<IndexItem> items, std::string text, ExprPtr value)
+      : Stmt(line), target_(target), items_(std::move(items)), text_(std::move(text)),
+        value_(std::move(value)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  int target_;
+  std::vector<IndexItem> items_;
+  std::string text_;
+  ExprPtr value_;
+};
+
+class ExprStmt : public Stmt {
+ public:
+  ExprStmt(int line, ExprPtr value) : Stmt(line), value_(std::move(value)) {}
+
+ protected:
+  void exec(Frame& frame) const override { value_->eval(frame); }
+
+ private:
+  ExprPtr value_;
+};
+
+class IfStmt : public Stmt {
+ public:
+  IfStmt(int line, ExprPtr cond, Block then_block, Block else_block)
+      : Stmt(line), cond_(std::move(cond)), then_(std::move(then_block)), else_(std::move(else_block)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  ExprPtr cond_;
+  Block then_, else_;
+};
+
+class ReturnStmt : public Stmt {
+ public:
+  ReturnStmt(int line, std::vector<ExprPtr> values) : Stmt(line), values_(std::move(values)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  std::vector<ExprPtr> values_;
+};
+
+}  // namespace pypto_golden::sim

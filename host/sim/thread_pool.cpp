@@ -1,0 +1,111 @@
+#include "sim/thread_pool.h"
+
+#include <omp.h>
+
+#include <atomic>
+#include <exception>
+#include <limits>
+
+namespace pypto_golden::sim {
+namespace {
+thread_local bool t_in_worker = false;
+}
+
+struct ThreadPool::Job {
+  int64_t n = 0;
+  const std::function<void(int64_t)>* body = nullptr;
+  const std::vector<int64_t>* order = nullptr;
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mu;
+  int64_t error_index = std::numeric_limits<int64_t>::max();
+  std::exception_ptr error;
+  int active = 0;  // workers still inside run_share (guarded by the pool mutex)
+};
+
+ThreadPool::ThreadPool(int threads) {
+  if (threads < 1) threads = 1;
+  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (auto& w : workers_) w.join();
+}
+
+void ThreadPool::run_share(Job& job) {
+  for (;;) {
+    int64_t k = job.next.fetch_add(1, std::memory_order_relaxed);
+    if (k >= job.n || job.failed.load(std::memory_order_relaxed)) return;
+    int64_t i = job.order->empty() ? k : (*job.order)[k];
+    try {
+      (*job.body)(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job.error_mu);
+      if (i < job.error_index) {
+        job.error_index = i;
+        job.error = std::current_exception();
+      }
+      job.failed.store(true, std::memory_order_relaxed);
+    }
+  }
+}
+
+void ThreadPool::worker_loop() {
+  t_in_worker = true;
+  // Tiles are small and the device has its own workers: ATen must not fan out again
+  // inside each of them (that would oversubscribe the cores).
+  omp_set_num_threads(1);
+  uint64_t seen = 0;
+  for (;;) {
+    Job* job = nullptr;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+      if (stopping_) return;
+      seen = generation_;
+      job = job_;
+      ++job->active;
+    }
+    run_share(*job);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--job->active == 0) done_.notify_all();
+    }
+  }
+}
+
+void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& body,
+                              const std::vector<int64_t>& order) {
+  if (n <= 0) return;
+  if (t_in_worker || workers_.size() <= 1 || n == 1) {
+    // Nested parallel loops (and single-thread devices) run inline, in the given order.
+    for (int64_t k = 0; k < n; ++k) body(order.empty() ? k : order[k]);
+    return;
+  }
+  Job job;
+  job.n = n;
+  job.body = &body;
+  job.order = &order;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    job_ = &job;
+    ++generation_;
+  }
+  wake_.notify_all();
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    // Wait until every iteration was handed out and no worker still holds the job.
+    done_.wait(lock, [&] {
+      return job.active == 0 && (job.next.load() >= n || job.failed.load());
+    });
+    job_ = nullptr;
+  }
+  if (job.error) std::rethrow_exception(job.error);
+}
+
+}  // namespace pypto_golden::sim

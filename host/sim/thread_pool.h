@@ -1,0 +1,43 @@
+// Worker threads of one simulated device: run the independent iterations of pl.parallel.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int size() const { return static_cast<int>(workers_.size()); }
+
+  // Runs body(i) for every i in [0, n) and returns when all are done. `order`, when not
+  // empty, is the permutation to hand iterations out in (PYPTO_SIM_SHUFFLE). A call made
+  // from inside a worker runs inline. After a failure the remaining iterations are skipped
+  // and the exception of the lowest failing iteration is rethrown.
+  void parallel_for(int64_t n, const std::function<void(int64_t)>& body,
+                    const std::vector<int64_t>& order = {});
+
+ private:
+  struct Job;
+  void worker_loop();
+  static void run_share(Job& job);
+
+  std::vector<std::thread> workers_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  Job* job_ = nullptr;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+};
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,51 @@
+// A runtime value of the simulator: a scalar (with its PyPTO dtype), a device tensor view,
+// or a small aggregate (tuple/list) used for multiple returns and shape arguments.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/ScalarType.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+struct Value {
+  enum class Kind : uint8_t { None, Int, Float, Bool, Str, DType, Tensor, Tuple, List };
+
+  Kind kind = Kind::None;
+  c10::ScalarType stype = c10::kLong;  // scalar dtype (Int/Float/Bool) or DType payload
+  int64_t i = 0;
+  double f = 0.0;
+  at::Tensor tensor;
+  std::shared_ptr<const std::string> str;
+  std::shared_ptr<const std::vector<Value>> items;
+
+  static Value none() { return Value{}; }
+  static Value from_int(int64_t v, c10::ScalarType t = c10::kLong);
+  static Value from_float(double v, c10::ScalarType t = c10::kFloat);
+  static Value from_bool(bool v);
+  static Value from_tensor(at::Tensor t);
+  static Value from_string(std::string s);
+  static Value from_dtype(c10::ScalarType t);
+  static Value tuple(std::vector<Value> items);
+  static Value list(std::vector<Value> items);
+
+  bool is_scalar() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
+  bool is_tensor() const { return kind == Kind::Tensor; }
+
+  // Scalar accessors; throw KernelError naming `what` when the value is not a scalar.
+  int64_t as_int(const char* what) const;
+  double as_double(const char* what) const;
+  bool truthy(const char* what) const;
+  const at::Tensor& as_tensor(const char* what) const;
+
+  // Short description for messages: "tensor fp32 (128, 256)", "scalar int64 3".
+  std::string describe() const;
+};
+
+const char* kind_name(Value::Kind k);
+
+}  // namespace pypto_golden::sim

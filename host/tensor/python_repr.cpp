@@ -1,0 +1,63 @@
+#include "tensor/python_repr.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace pypto_golden {
+
+std::string python_float_repr(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (value == 0.0) return std::signbit(value) ? "-0.0" : "0.0";
+
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  std::string sci(buf, res.ptr);  // e.g. "-1.2345e+02"
+  bool negative = sci[0] == '-';
+  if (negative) sci.erase(0, 1);
+  auto e = sci.find('e');
+  std::string digits = sci.substr(0, e);
+  int exponent = std::atoi(sci.c_str() + e + 1);
+  if (digits.size() > 1) digits.erase(1, 1);  // drop the '.'
+  int decpt = exponent + 1;  // value = 0.DIGITS * 10^decpt
+
+  std::string out;
+  if (decpt <= -4 || decpt > 16) {
+    // Python's repr switches to exponent form outside this window.
+    out = digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    char ebuf[8];
+    int exp10 = decpt - 1;
+    std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
+    out += ebuf;
+  } else if (decpt <= 0) {
+    out = "0." + std::string(static_cast<size_t>(-decpt), '0') + digits;
+  } else if (static_cast<size_t>(decpt) >= digits.size()) {
+    out = digits + std::string(decpt - digits.size(), '0') + ".0";
+  } else {
+    out = digits.substr(0, decpt) + "." + digits.substr(decpt);
+  }
+  return negative ? "-" + out : out;
+}
+
+std::string python_shape_repr(c10::IntArrayRef shape) {
+  std::string out = "(";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  if (shape.size() == 1) out += ",";
+  return out + ")";
+}
+
+std::string python_list_repr(c10::IntArrayRef values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(values[i]);
+  }
+  return out + "]";
+}
+
+}  // namespace pypto_golden

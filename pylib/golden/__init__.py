@@ -1,0 +1,42 @@
+"""golden: check PyPTO kernels against PyTorch references (the pypto-golden harness).
+
+Thin over the native core `_pypto_golden`, which is built into the pypto-golden executable
+and also ships as an extension module for `python3 kernel.py`.
+"""
+
+import torch
+
+from golden.threads import configure_golden_threads
+
+configure_golden_threads(torch)
+
+from golden.native import native  # noqa: E402  (after torch: the core casts torch tensors)
+from golden.errors import (  # noqa: E402
+    ArgumentError,
+    ArtifactError,
+    DeviceUnavailableError,
+    GoldenError,
+    KernelError,
+    ProgramError,
+    SpecError,
+)
+from golden.result import RunResult  # noqa: E402
+from golden.runner import run, run_jit  # noqa: E402
+from golden.spec import ScalarSpec, TensorSpec  # noqa: E402
+
+__version__ = native.__version__
+
+__all__ = [
+    "ArgumentError",
+    "ArtifactError",
+    "DeviceUnavailableError",
+    "GoldenError",
+    "KernelError",
+    "ProgramError",
+    "RunResult",
+    "ScalarSpec",
+    "SpecError",
+    "TensorSpec",
+    "run",
+    "run_jit",
+]

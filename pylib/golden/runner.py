@@ -1,0 +1,112 @@
+"""golden.run: compile, generate inputs, compute the golden, dispatch, validate.
+
+The stages run in the native core; this module only normalises the arguments.
+"""
+
+from pathlib import Path
+
+from golden.native import native
+from golden.result import RunResult
+
+LOG_LEVELS = {"debug", "info", "warn", "error", "null", "timing"} | {f"v{k}" for k in range(10)}
+
+
+def _run_config(config):
+    """(RunConfig, log_level) from a RunConfig, a dict of its fields plus log_level, or None."""
+    from pypto.runtime import RunConfig
+
+    if config is None:
+        return RunConfig(), None
+    if isinstance(config, RunConfig):
+        return config, None
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a dict of RunConfig fields or a RunConfig, got {type(config).__name__}")
+    fields = dict(config)  # never mutate the caller's dict
+    log_level = fields.pop("log_level", None)
+    if log_level is not None and str(log_level) not in LOG_LEVELS:
+        raise ValueError(f"log_level must be one of {sorted(LOG_LEVELS)}, got {log_level!r}")
+    return RunConfig(**fields), log_level
+
+
+def _not_yet(feature):
+    raise NotImplementedError(f"{feature} is not supported by this pypto-golden yet")
+
+
+def run(
+    fn=None,
+    specs=None,
+    golden_fn=None,
+    config=None,
+    rtol=1e-5,
+    atol=1e-5,
+    compare_fn=None,
+    compile_only=False,
+    runtime_dir=None,
+    save_data=False,
+    golden_data=None,
+    *,
+    program=None,
+):
+    """Runs `fn` (a @pl.jit kernel) against `golden_fn` and returns a RunResult."""
+    if program is not None:
+        if fn is not None:
+            raise TypeError("pass the kernel as fn= or program=, not both")
+        fn = program
+    if fn is None:
+        raise TypeError("run() needs the kernel: run(fn=<@pl.jit function>, specs=[...])")
+    if compile_only and runtime_dir is not None:
+        return RunResult(passed=False, error="runtime_dir is incompatible with compile_only")
+    for feature, value in (("runtime_dir", runtime_dir), ("golden_data", golden_data)):
+        if value is not None:
+            _not_yet(feature)
+    if save_data:
+        _not_yet("save_data")
+    if compare_fn is not None and not isinstance(compare_fn, dict):
+        raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
+    if any(getattr(s, "is_resident", False) for s in specs or ()):
+        _not_yet("resident tensors (L3 distributed programs)")
+    run_config, _log_level = _run_config(config)
+    passed, error, seconds, work_dir = native.run(
+        fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only)
+    )
+    return RunResult(
+        passed=passed,
+        error=error,
+        execution_time=seconds,
+        work_dir=Path(work_dir) if work_dir else None,
+    )
+
+
+def run_jit(
+    fn,
+    specs,
+    golden_fn=None,
+    golden_data=None,
+    compile_cfg=None,
+    runtime_cfg=None,
+    rtol=1e-5,
+    atol=1e-5,
+    compare_fn=None,
+    compile_only=False,
+    runtime_dir=None,
+    save_data=False,
+):
+    """The older harness entry: compile_cfg and runtime_cfg merged into one config."""
+    config = dict(compile_cfg or {})
+    for key, value in (runtime_cfg or {}).items():
+        if key in config and config[key] != value:
+            raise TypeError(f"{key!r} is given in both compile_cfg and runtime_cfg with different values")
+        config[key] = value
+    return run(
+        fn=fn,
+        specs=specs,
+        golden_fn=golden_fn,
+        config=config,
+        rtol=rtol,
+        atol=atol,
+        compare_fn=compare_fn,
+        compile_only=compile_only,
+        runtime_dir=runtime_dir,
+        save_data=save_data,
+        golden_data=golden_data,
+    )

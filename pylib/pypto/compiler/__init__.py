@@ -1,0 +1,48 @@
+"""The bundled compiler: kernel AST -> sim_program IR (host/sim/IR.md) -> build directory."""
+
+from pypto.compiler.build_dir import create_build_dir, write_json_atomic, write_text_atomic
+from pypto.compiler.errors import (  # noqa: F401
+    KernelArgumentError, KernelArgumentMismatchError, KernelCompileError,
+)
+from pypto.compiler.ir_text import program_text
+from pypto.compiler.kernel_source import KernelSource  # noqa: F401
+from pypto.compiler.params import read_params  # noqa: F401
+from pypto.compiler.statements import FunctionTranslator
+
+IR_FORMAT, IR_VERSION, META_SCHEMA = "pypto-golden-sim", 1, 1
+
+
+def translate(kernel, spec):
+    """(program dict, number of returned values) for one specialisation."""
+    tr = FunctionTranslator(kernel, spec)
+    function = tr.function()
+    program = {"format": IR_FORMAT, "version": IR_VERSION, "source_file": kernel.source_file,
+               "entry": kernel.name, "functions": [function]}
+    return program, tr.num_returns or 0
+
+
+def compiled_meta(spec, num_returns, platform, backend_type):
+    """compiled_meta.json, schema 1 (harness-reference §5.4)."""
+    return {
+        "schema": META_SCHEMA,
+        "params": [{"name": p.name, "direction": p.direction,
+                    "shape": list(p.shape) if p.kind == "tensor" else None,
+                    "dtype": p.dtype.name} for p in spec.params],
+        "num_return_types": num_returns,
+        "platform": platform,
+        "backend_type": backend_type,
+    }
+
+
+def build(kernel, spec, config):
+    """Translate and write the build directory; returns (output_dir, program, meta).
+    Translation runs first so a kernel error leaves no directory behind."""
+    program, num_returns = translate(kernel, spec)
+    meta = compiled_meta(spec, num_returns, config.platform, config.backend_type)
+    out = create_build_dir(kernel.name, config.save_kernels_dir)
+    write_json_atomic(out / "compiled_meta.json", meta)
+    write_json_atomic(out / "sim_program.json", program, indent=1)
+    if config.dump_passes:
+        (out / "passes_dump").mkdir(exist_ok=True)
+        write_text_atomic(out / "passes_dump" / "sim_program.txt", program_text(program))
+    return out, program, meta

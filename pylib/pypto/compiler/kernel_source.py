@@ -1,0 +1,74 @@
+"""The parsed source of one kernel function, with absolute line numbers, and the static
+namespace (closure + globals + builtins) its names resolve in."""
+
+import ast
+import builtins
+import inspect
+import os
+import textwrap
+
+from pypto.compiler.errors import KernelCompileError
+
+MISSING = object()  # "no static value" (None is a legitimate value)
+
+
+class KernelSource:
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        code = fn.__code__
+        try:
+            path = inspect.getsourcefile(fn) or code.co_filename
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise KernelCompileError(code.co_filename, code.co_firstlineno,
+                                     "cannot read the source of kernel '%s': %s" % (self.name, exc))
+        self.source_file = os.path.abspath(path)
+        self.source = textwrap.dedent("".join(lines))
+        try:
+            tree = ast.parse(self.source)
+        except SyntaxError as exc:
+            raise KernelCompileError(self.source_file, (exc.lineno or 1) + first - 1,
+                                     "cannot parse kernel '%s': %s" % (self.name, exc.msg))
+        ast.increment_lineno(tree, first - 1)
+        # Leading newlines make ast.get_source_segment agree with the shifted line numbers.
+        self._padded_source = "\n" * (first - 1) + self.source
+        func = tree.body[0] if tree.body else None
+        if not isinstance(func, ast.FunctionDef):
+            raise KernelCompileError(self.source_file, first,
+                                     "kernel '%s' must be a plain 'def' function" % self.name)
+        self.func = func
+        self.closure = {}
+        for var, cell in zip(code.co_freevars, fn.__closure__ or ()):
+            try:
+                self.closure[var] = cell.cell_contents
+            except ValueError:  # closure variable not assigned yet
+                pass
+        # Every name the body binds is local to the kernel (Python scoping), even where it
+        # is read before its first assignment in the text.
+        self.bound_names = {
+            n.id for stmt in func.body for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def error(self, node_or_line, detail, cls=KernelCompileError):
+        line = node_or_line if isinstance(node_or_line, int) else node_or_line.lineno
+        return cls(self.source_file, line, detail)
+
+    def text(self, node):
+        """Source text of an AST node (for messages and IR `text` fields)."""
+        return ast.get_source_segment(self._padded_source, node) or ast.unparse(node)
+
+    def lookup(self, name):
+        """Static value of a non-local name: closure, then globals, then builtins."""
+        if name in self.closure:
+            return self.closure[name]
+        glb = self.fn.__globals__
+        if name in glb:
+            return glb[name]
+        blt = glb.get("__builtins__", builtins)
+        blt = blt if isinstance(blt, dict) else vars(blt)
+        return blt.get(name, MISSING)
+
+    def eval_annotation(self, text):
+        """Evaluate a string annotation (`from __future__ import annotations`)."""
+        return eval(text, self.fn.__globals__, dict(self.closure))  # noqa: S307 - user's own code

@@ -1,0 +1,131 @@
+"""Annotation objects (`pl.Tensor[...]`, `pl.Scalar[...]`, `pl.Out[...]`), `pl.dynamic`,
+`pl.RUNTIME` and `pl.Level`. They only describe parameters; the frontend reads them."""
+
+import enum
+
+from pypto.language.dtypes import DataType
+
+
+class DynVar:
+    """A symbolic dimension made by `pl.dynamic("M")`; reuse one object for equal dims."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name:
+            raise TypeError("pl.dynamic() needs a non-empty name string")
+        self.name = name
+
+    def __repr__(self):
+        return "pl.dynamic(%r)" % self.name
+
+
+def dynamic(name):
+    return DynVar(name)
+
+
+class TensorType:
+    """The value of `pl.Tensor[[d0, d1, ...], dtype]` (optional third slot: layout)."""
+
+    __slots__ = ("shape", "dtype", "layout")
+
+    def __init__(self, shape, dtype, layout=None):
+        self.shape = shape
+        self.dtype = dtype
+        self.layout = layout
+
+    def __repr__(self):
+        dims = ", ".join(d.name if isinstance(d, DynVar) else str(d) for d in self.shape)
+        return "pl.Tensor[[%s], %r]" % (dims, self.dtype)
+
+
+class Tensor:
+    """`pl.Tensor[[dims], dtype]`; bare `pl.Tensor` means "shape from the sample"."""
+
+    def __class_getitem__(cls, item):
+        if not isinstance(item, tuple) or len(item) not in (2, 3):
+            raise TypeError("pl.Tensor[...] takes [dims], dtype (and optionally a layout)")
+        shape, dtype = item[0], item[1]
+        if not isinstance(shape, (list, tuple)):
+            raise TypeError("pl.Tensor[...]: the shape must be a list of dims, got %r" % (shape,))
+        for d in shape:
+            if isinstance(d, bool) or not isinstance(d, (int, DynVar)):
+                raise TypeError("pl.Tensor[...]: dims must be ints or pl.dynamic vars, got %r" % (d,))
+        if not isinstance(dtype, DataType):
+            raise TypeError("pl.Tensor[...]: the dtype must be a pl dtype, got %r" % (dtype,))
+        return TensorType(tuple(shape), dtype, item[2] if len(item) == 3 else None)
+
+
+class ScalarType:
+    """The value of `pl.Scalar[dtype]` (dtype None for a bare `pl.Scalar`)."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return "pl.Scalar[%r]" % self.dtype
+
+
+class Scalar:
+    def __class_getitem__(cls, dtype):
+        if not isinstance(dtype, DataType):
+            raise TypeError("pl.Scalar[...] takes a pl dtype, got %r" % (dtype,))
+        return ScalarType(dtype)
+
+
+class DirectionType:
+    """`pl.Out[T]` / `pl.InOut[T]`: keeps the direction that a plain T would lose."""
+
+    __slots__ = ("direction", "inner")
+
+    def __init__(self, direction, inner):
+        self.direction = direction
+        self.inner = inner
+
+    def __repr__(self):
+        return "pl.%s[%r]" % (self.direction, self.inner)
+
+
+def _direction_wrapper(direction):
+    def getitem(cls, inner):
+        if not (inner is Tensor or isinstance(inner, TensorType)):
+            raise TypeError("pl.%s[...] wraps a pl.Tensor annotation, got %r" % (direction, inner))
+        return DirectionType(direction, inner)
+    return classmethod(getitem)
+
+
+class Out:
+    __class_getitem__ = _direction_wrapper("Out")
+
+
+class InOut:
+    __class_getitem__ = _direction_wrapper("InOut")
+
+
+class _RuntimeMarker:
+    """`pl.RUNTIME`: leave a scalar unspecialised (signature-mode compile() only)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self):
+        return "pl.RUNTIME"
+
+    def __reduce__(self):
+        return (_RuntimeMarker, ())
+
+
+RUNTIME = _RuntimeMarker()
+
+
+class Level(enum.Enum):
+    AIC = "AIC"
+    AIV = "AIV"
+    CORE_GROUP = "CORE_GROUP"
+    HOST = "HOST"

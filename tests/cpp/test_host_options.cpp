@@ -1,0 +1,31 @@
+#include "cli/host_options.h"
+
+#include <doctest/doctest.h>
+
+using namespace pypto_golden;
+
+TEST_CASE("host options stop at the script") {
+  auto cl = parse_command_line({"--threads", "4", "k.py", "-p", "a2a3sim", "--threads", "9"});
+  CHECK(cl.error.empty());
+  CHECK(cl.options.threads.value() == 4);
+  CHECK(cl.options.script == "k.py");
+  CHECK(cl.options.script_args == std::vector<std::string>{"-p", "a2a3sim", "--threads", "9"});
+}
+
+TEST_CASE("--threads=N form and bad values") {
+  CHECK(parse_command_line({"--threads=2", "k.py"}).options.threads.value() == 2);
+  CHECK(parse_command_line({"--threads=0", "k.py"}).error == "--threads must be a positive integer, got '0'");
+  CHECK(parse_command_line({"--threads", "x", "k.py"}).error == "--threads must be a positive integer, got 'x'");
+  CHECK(parse_command_line({"--threads"}).error == "--threads needs a value (a positive integer)");
+}
+
+TEST_CASE("usage errors") {
+  CHECK(parse_command_line({}).error == "no script given");
+  CHECK(parse_command_line({"--bogus", "k.py"}).error ==
+        "unknown host option '--bogus' (host options go before the script; see --help)");
+  CHECK(parse_command_line({"--help", "k.py"}).options.help);
+  CHECK(parse_command_line({"--version"}).options.version);
+  auto dashed = parse_command_line({"--", "-weird.py", "a"});
+  CHECK(dashed.options.script == "-weird.py");
+  CHECK(dashed.options.script_args == std::vector<std::string>{"a"});
+}

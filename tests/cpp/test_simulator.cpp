@@ -1,0 +1,99 @@
+#include "sim/dispatch.h"
+#include "sim/kernel_error.h"
+#include "sim/program_loader.h"
+
+#include <ATen/ATen.h>
+#include <doctest/doctest.h>
+
+using namespace pypto_golden;
+using namespace pypto_golden::sim;
+
+namespace {
+
+// y[r:r+2, :] = pl.add(x[r:r+2, :], a) over a [4, 3] fp32 tensor, r in parallel steps of 2.
+std::string tiled_add_program(int row_step, int rows = 4) {
+  const std::string step = std::to_string(row_step);
+  return R"({"format": "pypto-golden-sim", "version": 1, "source_file": "/k/add.py", "entry": "k",
+   "functions": [{"name": "k", "line": 1,
+     "params": [{"name": "x", "kind": "tensor", "direction": "In", "shape": [)" + std::to_string(rows) + R"(, 3], "dtype": "fp32"},
+                {"name": "a", "kind": "scalar", "direction": "In", "dtype": "fp32", "runtime": true},
+                {"name": "y", "kind": "tensor", "direction": "Out", "shape": [)" + std::to_string(rows) + R"(, 3], "dtype": "fp32"}],
+     "slots": ["x", "a", "y", "r", "t"],
+     "body": [
+       {"s": "for", "line": 5, "kind": "parallel", "var": 3,
+        "start": {"e": "const", "dtype": "int64", "v": 0},
+        "stop": {"e": "const", "dtype": "int64", "v": 4},
+        "step": {"e": "const", "dtype": "int64", "v": )" + step + R"(},
+        "body": [{"s": "at", "line": 6, "name": "add", "body": [
+          {"s": "assign", "line": 7, "slot": 4, "value": {"e": "subscript", "text": "x[r:r + 2, :]",
+            "base": {"e": "var", "slot": 0},
+            "index": [{"k": "slice", "lo": {"e": "var", "slot": 3},
+                       "hi": {"e": "binop", "op": "add", "lhs": {"e": "var", "slot": 3}, "rhs": {"e": "const", "dtype": "int64", "v": 2}}}]}},
+          {"s": "write", "line": 8, "target": 2, "text": "y[r:r + 2, :]",
+           "index": [{"k": "slice", "lo": {"e": "var", "slot": 3},
+                      "hi": {"e": "binop", "op": "add", "lhs": {"e": "var", "slot": 3}, "rhs": {"e": "const", "dtype": "int64", "v": 2}}}],
+           "value": {"e": "call", "op": "add", "args": [{"e": "var", "slot": 4}, {"e": "var", "slot": 1}], "kwargs": {}}}]}]},
+       {"s": "return", "line": 9, "values": [{"e": "var", "slot": 2}]}]}]})";
+}
+
+std::vector<HostArg> args_for(at::Tensor x, double a, at::Tensor y) {
+  std::vector<HostArg> args(3);
+  args[0].tensor = x;
+  args[1].is_tensor = false;
+  args[1].scalar = c10::Scalar(a);
+  args[2].tensor = y;
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("a tiled scalar add runs and writes only through device memory") {
+  auto prog = parse_program(tiled_add_program(2), "mem");
+  at::Tensor x = at::arange(12, at::kFloat).reshape({4, 3});
+  at::Tensor y = at::zeros({4, 3});
+  for (int threads : {1, 2, 4}) {
+    Device dev(0, DeviceOptions{threads, threads == 4, 7});
+    dispatch(*prog, args_for(x, 1.5, y), dev);
+    CHECK(at::equal(y, x + 1.5));
+  }
+  CHECK(at::equal(x, at::arange(12, at::kFloat).reshape({4, 3})));  // In is never written back
+}
+
+TEST_CASE("an Out element the kernel never writes stays poisoned") {
+  auto prog = parse_program(tiled_add_program(4), "mem");  // r = 0 only: rows 2..3 unwritten
+  at::Tensor y = at::zeros({4, 3});
+  Device dev(0, DeviceOptions{});
+  dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev);
+  CHECK(at::equal(y.slice(0, 0, 2), at::full({2, 3}, 2.0)));
+  CHECK(at::isnan(y.slice(0, 2, 4)).all().item<bool>());
+}
+
+TEST_CASE("an out-of-bounds slice names file, line, window and loop index") {
+  auto prog = parse_program(tiled_add_program(3), "mem");  // r = 3 reads rows 3..5 of 4
+  Device dev(0, DeviceOptions{2, false, 0});
+  CHECK_THROWS_WITH_AS(dispatch(*prog, args_for(at::ones({4, 3}), 1.0, at::zeros({4, 3})), dev),
+                       "/k/add.py:7: x[r:r + 2, :] is outside its tensor: axis 0 asks for [3:5] but the extent is 4 "
+                       "(shape (4, 3)) (r=3)",
+                       SimError);
+}
+
+TEST_CASE("arguments that do not fit the parameters are refused") {
+  auto prog = parse_program(tiled_add_program(2), "mem");
+  Device dev(0, DeviceOptions{});
+  CHECK_THROWS_WITH_AS(dispatch(*prog, args_for(at::ones({4, 2}), 1.0, at::zeros({4, 3})), dev),
+                       "argument 'x' must be a fp32 tensor of shape (4, 3), got fp32 (4, 2)", ArgumentError);
+}
+
+TEST_CASE("programs from another version or with unknown ops are refused") {
+  CHECK_THROWS_WITH_AS(parse_program(R"({"format": "pypto-golden-sim", "version": 7})", "p.json"),
+                       "p.json: program version 7 is not supported (this simulator runs version 1); rebuild the "
+                       "kernel with this pypto-golden",
+                       ProgramError);
+  std::string text = tiled_add_program(2);
+  text.replace(text.find("\"op\": \"add\", \"args\""), 11, "\"op\": \"zzz\"");
+  CHECK_THROWS_WITH_AS(parse_program(text, "p.json"),
+                       "p.json: function 'k': the op 'zzz' is not provided by this simulator; rebuild the kernel "
+                       "with this pypto-golden",
+                       ProgramError);
+  CHECK_THROWS_AS(parse_program("{", "p.json"), ProgramError);
+}
