@@ -82,6 +82,15 @@ void define_module(py::module_& m) {
   m.doc() = "pypto-golden native core";
   py::module_::import("torch");  // the tensor casters need torch's Python types
 
+  // Start device 0's workers now, before golden sets torch's thread count: a thread that
+  // first touches ATen after torch.set_num_threads(N) rebuilds torch's global thread pools
+  // (hundreds of ms of spinning threads on a small machine). A bad PYPTO_SIM_* value is
+  // reported at dispatch instead.
+  try {
+    sim::simulated_device(0);
+  } catch (const std::exception&) {
+  }
+
   auto& artifact_error = py::register_exception<ArtifactError>(m, "ArtifactError", PyExc_RuntimeError);
   py::register_exception<SpecError>(m, "SpecError", PyExc_ValueError);
   py::register_exception<sim::ProgramError>(m, "ProgramError", artifact_error.ptr());

@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -43,21 +44,49 @@ DeviceOptions device_options_from_env() {
 Device::Device(int id, const DeviceOptions& options)
     : id_(id), options_(options), pool_(options.threads) {}
 
-at::Tensor Device::upload(const at::Tensor& host) const {
-  at::Tensor dev = at::empty(host.sizes(), host.options().memory_format(at::MemoryFormat::Contiguous));
-  dev.copy_(host);
+namespace {
+constexpr size_t kChunkBytes = size_t(1) << 20;  // below this one thread is faster
+}
+
+void Device::copy_bytes(void* dst, const void* src, size_t bytes) {
+  const int64_t chunks = static_cast<int64_t>((bytes + kChunkBytes - 1) / kChunkBytes);
+  pool_.parallel_for(chunks, [&](int64_t k) {
+    const size_t off = static_cast<size_t>(k) * kChunkBytes;
+    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(kChunkBytes, bytes - off));
+  });
+}
+
+void Device::fill_bytes(void* dst, int pattern, size_t bytes) {
+  const int64_t chunks = static_cast<int64_t>((bytes + kChunkBytes - 1) / kChunkBytes);
+  pool_.parallel_for(chunks, [&](int64_t k) {
+    const size_t off = static_cast<size_t>(k) * kChunkBytes;
+    std::memset(static_cast<char*>(dst) + off, pattern, std::min(kChunkBytes, bytes - off));
+  });
+}
+
+at::Tensor Device::allocate(at::IntArrayRef shape, c10::ScalarType dtype) {
+  return DeviceMemory::allocate(memory_, shape, dtype);
+}
+
+at::Tensor Device::upload(const at::Tensor& host) {
+  at::Tensor dev = allocate(host.sizes(), host.scalar_type());
+  if (host.is_contiguous()) copy_bytes(dev.data_ptr(), host.data_ptr(), dev.nbytes());
+  else dev.copy_(host);
   return dev;
 }
 
-at::Tensor Device::allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype) const {
-  at::Tensor dev = at::empty(shape, at::TensorOptions().dtype(dtype));
-  int pattern = at::isFloatingType(dtype) ? 0xFF : dtype == at::kBool ? 0x01 : 0xA5;
-  std::memset(dev.data_ptr(), pattern, dev.nbytes());
+at::Tensor Device::allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype) {
+  at::Tensor dev = allocate(shape, dtype);
+  fill_bytes(dev.data_ptr(), at::isFloatingType(dtype) ? 0xFF : dtype == at::kBool ? 0x01 : 0xA5, dev.nbytes());
   return dev;
 }
 
 void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {
-  const_cast<at::Tensor&>(host).copy_(device_tensor);
+  if (host.is_contiguous() && host.scalar_type() == device_tensor.scalar_type() &&
+      host.sizes().equals(device_tensor.sizes()) && device_tensor.is_contiguous())
+    copy_bytes(host.data_ptr(), device_tensor.data_ptr(), host.nbytes());
+  else
+    const_cast<at::Tensor&>(host).copy_(device_tensor);
 }
 
 std::vector<int64_t> Device::iteration_order(int64_t n) {

@@ -2,6 +2,7 @@
 // Dispatch names the device, so several devices can exist side by side later (L3).
 #pragma once
 
+#include "sim/device_memory.h"
 #include "sim/thread_pool.h"
 
 #include <ATen/core/Tensor.h>
@@ -31,21 +32,29 @@ class Device {
   const DeviceOptions& options() const { return options_; }
 
   // A device-memory copy of a host tensor (In / InOut parameters).
-  at::Tensor upload(const at::Tensor& host) const;
+  at::Tensor upload(const at::Tensor& host);
   // Device memory for a pure Out parameter: never uploaded, filled with a poison pattern
   // (NaN for floats, 0xA5 bytes for integers) so unwritten or read-before-write
   // elements show up in validation.
-  at::Tensor allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype) const;
+  at::Tensor allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype);
+  // Uninitialised device memory (create_tensor inside a kernel, scratch).
+  at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
   // Copies device memory back into the host tensor.
-  static void download(const at::Tensor& device_tensor, const at::Tensor& host);
+  void download(const at::Tensor& device_tensor, const at::Tensor& host);
 
   // Iteration order for a parallel loop of n iterations (empty = natural order).
   std::vector<int64_t> iteration_order(int64_t n);
 
  private:
   int id_;
+  // Copies or fills large buffers on the device's own workers (not torch's thread pool,
+  // which the golden sizes for its own work).
+  void copy_bytes(void* dst, const void* src, size_t bytes);
+  void fill_bytes(void* dst, int pattern, size_t bytes);
+
   DeviceOptions options_;
   ThreadPool pool_;
+  std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};
 };
 

@@ -1,5 +1,6 @@
 #include "sim/thread_pool.h"
 
+#include <ATen/Parallel.h>
 #include <omp.h>
 
 #include <atomic>
@@ -58,7 +59,9 @@ void ThreadPool::run_share(Job& job) {
 void ThreadPool::worker_loop() {
   t_in_worker = true;
   // Tiles are small and the device has its own workers: ATen must not fan out again
-  // inside each of them (that would oversubscribe the cores).
+  // inside each of them (that would oversubscribe the cores). ATen applies the global
+  // thread count lazily on a thread's first parallel op, so do that first, then override.
+  at::internal::lazy_init_num_threads();
   omp_set_num_threads(1);
   uint64_t seen = 0;
   for (;;) {

@@ -6,11 +6,12 @@ and also ships as an extension module for `python3 kernel.py`.
 
 import torch
 
+# The native core first: it starts the simulator's workers before torch's thread count is set.
+from golden.native import native
 from golden.threads import configure_golden_threads
 
 configure_golden_threads(torch)
 
-from golden.native import native  # noqa: E402  (after torch: the core casts torch tensors)
 from golden.errors import (  # noqa: E402
     ArgumentError,
     ArtifactError,
