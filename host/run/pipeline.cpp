@@ -32,7 +32,7 @@ void run_on_device(const std::string& platform, int device_id, const std::filesy
     throw DeviceUnavailableError("platform '" + platform +
                                  "' needs an Ascend NPU runtime (CANN and a device), which this machine does "
                                  "not have; run on the simulator with -p " + platform + "sim");
-  auto program = sim::load_program(work_dir);
+  auto program = sim::load_program_cached(work_dir);
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;

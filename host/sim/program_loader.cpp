@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <unordered_map>
 
@@ -72,6 +74,7 @@ class Loader {
     where_ = "function '" + fn->name + "': ";
     for (const auto& n : need(f, "slots")) fn->slot_names.push_back(str(n, "slots[]"));
     num_slots_ = static_cast<int>(fn->slot_names.size());
+    slot_names_ = fn->slot_names;
     for (const auto& p : need(f, "params")) {
       ParamInfo info;
       info.name = str(need(p, "name"), "name");
@@ -122,7 +125,7 @@ class Loader {
     if (kind == "write") {
       int target = slot(need(s, "target"));
       std::string text = s.contains("text") && s["text"].is_string() ? s["text"].get<std::string>()
-                                                                      : slot_label(target) + "[...]";
+                                                                      : slot_names_[static_cast<size_t>(target)] + "[...]";
       return std::make_unique<WriteStmt>(line, target, index(need(s, "index")), std::move(text),
                                          expr(need(s, "value")));
     }
@@ -137,8 +140,6 @@ class Loader {
     }
     fail(where_ + "line " + std::to_string(line) + ": unknown statement kind '" + kind + "'");
   }
-
-  std::string slot_label(int s) const { return "slot " + std::to_string(s); }
 
   std::vector<IndexItem> index(const json& items) {
     if (!items.is_array()) fail(where_ + "an index must be a list");
@@ -239,6 +240,7 @@ class Loader {
   std::string origin_;
   std::string where_;
   int num_slots_ = 0;
+  std::vector<std::string> slot_names_;
 };
 
 }  // namespace
@@ -269,6 +271,31 @@ std::unique_ptr<Program> load_program(const std::filesystem::path& build_dir) {
   std::stringstream buf;
   buf << in.rdbuf();
   return parse_program(buf.str(), path.string());
+}
+
+std::shared_ptr<const Program> load_program_cached(const std::filesystem::path& build_dir) {
+  struct Entry {
+    std::filesystem::file_time_type mtime;
+    std::uintmax_t size = 0;
+    std::shared_ptr<const Program> program;
+  };
+  static std::mutex mu;
+  static std::map<std::string, Entry> cache;
+  const auto path = build_dir / kProgramFile;
+  std::error_code ec;
+  const auto mtime = std::filesystem::last_write_time(path, ec);
+  const auto size = ec ? 0 : std::filesystem::file_size(path, ec);
+  if (ec) return load_program(build_dir);  // reports the missing file
+  const std::string key = std::filesystem::absolute(path).lexically_normal().string();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end() && it->second.mtime == mtime && it->second.size == size) return it->second.program;
+  }
+  std::shared_ptr<const Program> program = load_program(build_dir);
+  std::lock_guard<std::mutex> lock(mu);
+  cache[key] = Entry{mtime, size, program};
+  return program;
 }
 
 }  // namespace pypto_golden::sim

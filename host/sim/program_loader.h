@@ -16,4 +16,8 @@ constexpr const char* kProgramFile = "sim_program.json";
 std::unique_ptr<Program> load_program(const std::filesystem::path& build_dir);
 std::unique_ptr<Program> parse_program(const std::string& text, const std::string& origin);
 
+// load_program, remembered per build directory until sim_program.json changes (size or
+// modification time), so repeated dispatches of one build parse it once.
+std::shared_ptr<const Program> load_program_cached(const std::filesystem::path& build_dir);
+
 }  // namespace pypto_golden::sim

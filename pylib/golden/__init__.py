@@ -10,7 +10,7 @@ import torch
 from golden.native import native
 from golden.threads import configure_golden_threads
 
-configure_golden_threads(torch)
+configure_golden_threads(torch, native=native)
 
 from golden.errors import (  # noqa: E402
     ArgumentError,

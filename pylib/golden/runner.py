@@ -54,6 +54,9 @@ def run(
         fn = program
     if fn is None:
         raise TypeError("run() needs the kernel: run(fn=<@pl.jit function>, specs=[...])")
+    # Config first, like the public harness: a bad key or log_level raises before anything else.
+    # log_level is validated and accepted for portability; the simulator has no runtime log.
+    run_config, _log_level = _run_config(config)
     if compile_only and runtime_dir is not None:
         return RunResult(passed=False, error="runtime_dir is incompatible with compile_only")
     for feature, value in (("runtime_dir", runtime_dir), ("golden_data", golden_data)):
@@ -65,7 +68,6 @@ def run(
         raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
     if any(getattr(s, "is_resident", False) for s in specs or ()):
         _not_yet("resident tensors (L3 distributed programs)")
-    run_config, _log_level = _run_config(config)
     passed, error, seconds, work_dir = native.run(
         fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only)
     )

@@ -4,6 +4,7 @@ Directions are not declared here: the harness reads In / Out / InOut from the co
 artifact and stamps them before any tensor is allocated.
 """
 
+import numbers
 from dataclasses import dataclass, field
 from typing import Any, List, Optional
 
@@ -32,7 +33,7 @@ def _check_resident(name, resident):
             f"TensorSpec {name!r}: resident=True is ambiguous; pass an int worker id "
             '(e.g. resident=0 for whole-tensor on card 0) or resident="stacked".'
         )
-    if isinstance(resident, int):
+    if isinstance(resident, numbers.Integral):
         if resident < 0:
             raise ValueError(f"TensorSpec {name!r}: resident worker id must be >= 0, got {resident}.")
         return

@@ -9,14 +9,19 @@ def golden_thread_count(environ=os.environ):
     raw = environ.get("PYPTO_GOLDEN_NUM_THREADS")
     if raw is None:
         return DEFAULT_GOLDEN_THREADS
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = 0
+    # ASCII digits only: int() would also take "1_0", "+4" and other scripts' digits.
+    value = int(raw) if raw.isascii() and raw.isdigit() else 0
     if value <= 0:
         raise ValueError(f"PYPTO_GOLDEN_NUM_THREADS must be a positive integer, got {raw!r}")
     return value
 
 
-def configure_golden_threads(torch, environ=os.environ):
-    torch.set_num_threads(golden_thread_count(environ))
+def configure_golden_threads(torch, environ=os.environ, native=None):
+    """Sets the golden's intra-op threads. With torch's OpenMP backend this goes through the
+    native core (same thread count, without rebuilding torch's busy-waiting pthreadpool);
+    otherwise through torch.set_num_threads."""
+    count = golden_thread_count(environ)
+    if native is not None and "OpenMP" in torch.__config__.parallel_info():
+        native.set_intraop_threads(count)
+    else:
+        torch.set_num_threads(count)

@@ -94,7 +94,7 @@ def hello_body(scalar):
         {"s": "assign", "line": 16, "slot": 5,
          "value": {"e": "subscript", "base": var(0), "index": rows,
                    "text": "x[r:r + 128, c:c + 256]"}},
-        {"s": "write", "line": 17, "target": 2, "index": rows,
+        {"s": "write", "line": 17, "target": 2, "index": rows, "text": "y[r:r + 128, c:c + 256]",
          "value": {"e": "call", "op": "add", "args": [var(5), scalar], "kwargs": {}}},
     ]}
     inner = {"s": "for", "line": 14, "kind": "range", "var": 4, "start": c("int64", 0),
@@ -318,6 +318,7 @@ def test_module_constants_shape_and_dtype_fold(tmp_path, builds):
          "step": c("int64", 1), "body": [
              {"s": "at", "line": L("with pl.at"), "name": "blk", "body": [
                  {"s": "write", "line": L("y[i"), "target": 1, "index": window,
+                  "text": "y[i * TILE:i * TILE + TILE, :]",
                   "value": {"e": "binop", "op": "mul",
                             "lhs": {"e": "subscript", "base": var(0), "index": window,
                                     "text": "x[i * TILE:i * TILE + TILE, :]"},
@@ -357,7 +358,7 @@ def test_string_annotations_and_closure(tmp_path, builds):
     ]
     window = [{"k": "slice", "lo": c("int64", 0), "hi": c("int64", 16)}]
     assert fn["body"] == [{"s": "write", "line": line_of(src, "y[0:n]"), "target": 2,
-                           "index": window,
+                           "index": window, "text": "y[0:n]",
                            "value": {"e": "call", "op": "add", "kwargs": {}, "args": [
                                {"e": "subscript", "base": var(0), "index": window,
                                 "text": "x[0:n]"}, var(1)]}}]
@@ -399,7 +400,7 @@ def test_runtime_loop_bounds_if_augassign_and_tuple_return(tmp_path, builds):
               "value": add(var(4), {"e": "binop", "op": "mod", "lhs": var(5),
                                     "rhs": c("int64", 2)})},
              {"s": "if", "line": L("if acc"), "cond": cond,
-              "then": [{"s": "write", "line": L("z[i]"), "target": 3,
+              "then": [{"s": "write", "line": L("z[i]"), "target": 3, "text": "z[i]",
                         "index": [{"k": "index", "v": var(5)}],
                         "value": {"e": "subscript", "base": var(0),
                                   "index": [{"k": "index", "v": c("int64", -1)}],

@@ -89,7 +89,7 @@ class FunctionTranslator(ExprTranslator):
                 raise self.error(node, "'%s' is a scalar parameter and cannot be subscripted"
                                  % base.id)
             return self._stmt("write", node, target=self.bind(base.id),
-                              index=self.index_list(target), value=value)
+                              index=self.index_list(target), text=self.k.text(target), value=value)
         raise self.error(node, "assignment to '%s' is not supported" % self.k.text(target))
 
     # -- control flow -------------------------------------------------------------------

@@ -1,0 +1,63 @@
+"""Shared fixtures: where the built executable and extension are, and how to run them."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BUILD = Path(os.environ.get("PYPTO_GOLDEN_BUILD_DIR", REPO / "build"))
+HOST_BIN = Path(os.environ.get("PYPTO_GOLDEN_BIN", BUILD / "bin" / "pypto-golden"))
+EXT_DIR = Path(os.environ.get("PYPTO_GOLDEN_EXT_DIR", BUILD / "python"))
+PYTHON = "/usr/bin/python3"  # Debian's interpreter: the one with torch
+SAMPLES = REPO / "samples"
+
+
+def clean_env(tmp_path, **extra):
+    """The environment of a user's shell: no harness knobs, builds under tmp_path."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYPTO_", "PYTHONPATH"))}
+    env["PYPTO_PROG_BUILD_DIR"] = str(tmp_path / "build_output")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+@pytest.fixture
+def host(tmp_path):
+    """Runs pypto-golden with arguments; returns the CompletedProcess (text mode)."""
+
+    def run(*args, env=None, timeout=120, cwd=None):
+        return subprocess.run(
+            [str(HOST_BIN), *map(str, args)],
+            cwd=cwd or tmp_path,
+            env=env or clean_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    return run
+
+
+@pytest.fixture
+def python3(tmp_path):
+    """Runs Debian's python3 with pylib and the extension module on the path."""
+
+    def run(*args, env=None, timeout=120):
+        env = env or clean_env(tmp_path)
+        env["PYTHONPATH"] = f"{REPO / 'pylib'}:{EXT_DIR}"
+        return subprocess.run(
+            [PYTHON, *map(str, args)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout
+        )
+
+    return run
+
+
+def stage_lines(stdout):
+    return [line for line in stdout.splitlines() if line.startswith("[RUN]")]
+
+
+sys.path.insert(0, str(REPO / "pylib"))
+sys.path.insert(0, str(EXT_DIR))

@@ -1,0 +1,257 @@
+"""Every bad input ends with one clear message and a non-zero exit, never a crash."""
+
+import json
+
+import pytest
+
+from conftest import SAMPLES, clean_env, stage_lines
+from kernel_scripts import line_of, write_kernel_script
+
+
+def last_line(text):
+    return text.strip().splitlines()[-1]
+
+
+def test_script_not_found(host):
+    proc = host("nope.py", "-p", "a2a3sim")
+    assert proc.returncode == 2
+    assert proc.stderr == "pypto-golden: script not found: nope.py\n"
+
+
+def test_script_is_a_directory(host, tmp_path):
+    proc = host(tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr == f"pypto-golden: {tmp_path} is a directory, not a Python script\n"
+
+
+def test_script_is_not_python(host, tmp_path):
+    blob = tmp_path / "kernel.py"
+    blob.write_bytes(b"\x7fELF\x00\x01binary")
+    proc = host(blob)
+    assert proc.returncode == 2
+    assert proc.stderr == f"pypto-golden: {blob} is not a Python script (it holds binary data)\n"
+
+
+def test_script_with_a_syntax_error(host, tmp_path):
+    bad = tmp_path / "kernel.py"
+    bad.write_text("def broken(:\n    pass\n")
+    proc = host(bad)
+    assert proc.returncode == 1
+    assert f'File "{bad}", line 1' in proc.stderr
+    assert last_line(proc.stderr) == "SyntaxError: invalid syntax"
+
+
+def test_script_raising_at_import_shows_the_python_traceback(host, tmp_path):
+    script = write_kernel_script(tmp_path, main="raise ZeroDivisionError('kaboom at import')\n")
+    proc = host(script)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("Traceback (most recent call last):\n")
+    assert f'  File "{script}", line {line_of(script, "kaboom")}, in <module>' in proc.stderr
+    assert last_line(proc.stderr) == "ZeroDivisionError: kaboom at import"
+
+
+def test_script_exit_code_is_kept(host, tmp_path):
+    script = tmp_path / "kernel.py"
+    script.write_text("raise SystemExit(7)\n")
+    assert host(script).returncode == 7
+    script.write_text("import sys\nsys.exit('bye')\n")
+    proc = host(script)
+    assert (proc.returncode, proc.stderr) == (1, "bye\n")
+
+
+@pytest.mark.parametrize(
+    "specs, message",
+    [
+        (
+            "[specs()[0], specs()[2], specs()[1]]",
+            "golden.SpecError: specs do not match the parameters of kernel 'add_kernel': position 1 is the "
+            "parameter 'a' but the spec is 'y' (kernel [x, a, y], specs [x, y, a]); list the specs in the "
+            "kernel's parameter order",
+        ),
+        (
+            "specs()[:2]",
+            "golden.SpecError: specs do not match the parameters of kernel 'add_kernel': the kernel takes 3 "
+            "parameters, the specs give 2 (kernel [x, a, y], specs [x, a]); list the specs in the kernel's "
+            "parameter order",
+        ),
+        (
+            "[specs()[0], specs()[1], TensorSpec('out', [ROWS, COLS], torch.float32)]",
+            "golden.SpecError: specs do not match the parameters of kernel 'add_kernel': position 2 is the "
+            "parameter 'y' but the spec is 'out' (kernel [x, a, y], specs [x, a, out]); list the specs in the "
+            "kernel's parameter order",
+        ),
+        (
+            "[specs()[0], specs()[1], specs()[0]]",
+            "golden.SpecError: two specs are named 'x'; every spec needs its own name",
+        ),
+    ],
+    ids=["wrong-order", "wrong-count", "wrong-name", "duplicate-name"],
+)
+def test_specs_that_do_not_match_the_signature(host, tmp_path, specs, message):
+    script = write_kernel_script(tmp_path, main=f"finish(run(fn=add_kernel, specs={specs}, golden_fn=golden))\n")
+    proc = host(script)
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == message
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (
+            "TensorSpec('x', [ROWS, 16], torch.float32)",
+            "TensorSpec 'x' does not match parameter 'x' of kernel 'add_kernel': shape (64, 16) vs the kernel's "
+            "(64, 32)",
+        ),
+        (
+            "TensorSpec('x', [ROWS, COLS], torch.float16)",
+            "TensorSpec 'x' does not match parameter 'x' of kernel 'add_kernel': dtype torch.float16 vs the "
+            "kernel's fp32",
+        ),
+    ],
+    ids=["shape", "dtype"],
+)
+def test_specs_with_a_wrong_shape_or_dtype(host, tmp_path, spec, message):
+    # The frontend specialises on the sample first, so its own check may speak first:
+    # either way the message names the parameter, the expected and the found value.
+    script = write_kernel_script(
+        tmp_path, main=f"finish(run(fn=add_kernel, specs=[{spec}] + specs()[1:], golden_fn=golden))\n"
+    )
+    proc = host(script)
+    assert proc.returncode == 1
+    last = last_line(proc.stderr)
+    assert "parameter 'x'" in last
+    assert ("(64, 16)" in last or "[64, 16]" in last) or ("fp16" in last or "float16" in last)
+    assert "[RUN] compile failed" in proc.stdout
+
+
+def test_unknown_config_key(host, tmp_path):
+    script = write_kernel_script(
+        tmp_path, main="finish(run(fn=add_kernel, specs=specs(), golden_fn=golden, config={'bogus': 1}))\n"
+    )
+    proc = host(script)
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == "TypeError: RunConfig.__init__() got an unexpected keyword argument 'bogus'"
+
+
+def test_unknown_platform(host, tmp_path):
+    script = write_kernel_script(
+        tmp_path, main="finish(run(fn=add_kernel, specs=specs(), golden_fn=golden, config={'platform': 'a9'}))\n"
+    )
+    proc = host(script)
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == "ValueError: Invalid platform 'a9'. Expected 'a2a3sim', 'a2a3', 'a5sim', or 'a5'."
+
+
+def test_hardware_platform_without_hardware(host):
+    proc = host(SAMPLES / "hello_world.py", "-p", "a2a3")
+    assert proc.returncode == 1
+    assert "[RUN] runtime failed" in proc.stdout
+    assert last_line(proc.stderr) == (
+        "golden.DeviceUnavailableError: platform 'a2a3' needs an Ascend NPU runtime (CANN and a device), which "
+        "this machine does not have; run on the simulator with -p a2a3sim"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "abc", "-3"])
+def test_bad_golden_thread_count(host, tmp_path, value):
+    proc = host(SAMPLES / "hello_world.py", env=clean_env(tmp_path, PYPTO_GOLDEN_NUM_THREADS=value))
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == f"ValueError: PYPTO_GOLDEN_NUM_THREADS must be a positive integer, got '{value}'"
+
+
+def test_bad_simulator_thread_count(host, tmp_path):
+    proc = host(SAMPLES / "hello_world.py", env=clean_env(tmp_path, PYPTO_SIM_THREADS="many"))
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == "ValueError: PYPTO_SIM_THREADS must be an integer from 1 to 1024, got 'many'"
+
+
+# A kernel object whose compile() builds normally, then damages compiled_meta.json, so the
+# host's reader meets each kind of broken sidecar on the real path.
+DAMAGED_META = """
+import json, os
+
+def rewrite(path, change):
+    text = open(path).read()
+    with open(path, "w") as f:
+        f.write(change(text))
+
+class DamagedBuild:
+    param_names = add_kernel.param_names
+    __name__ = "add_kernel"
+
+    def compile(self, *args, **kwargs):
+        compiled = add_kernel.compile(*args, **kwargs)
+        meta = os.path.join(compiled.output_dir, "compiled_meta.json")
+        (DAMAGE)(meta)
+        return compiled
+
+finish(run(fn=DamagedBuild(), specs=specs(), golden_fn=golden))
+"""
+
+
+@pytest.mark.parametrize(
+    "damage, problem",
+    [
+        ("os.remove", "not found: the directory is not a PyPTO build (no compiled_meta.json)"),
+        ("lambda p: rewrite(p, lambda t: '{oops')", "not valid JSON (syntax error at byte 2)"),
+        (
+            "lambda p: rewrite(p, lambda t: json.dumps(dict(json.loads(t), schema=3)))",
+            "unsupported schema 3 (expected 1)",
+        ),
+        (
+            "lambda p: rewrite(p, lambda t: t.replace('\"Out\"', '\"Sideways\"'))",
+            "params[2].direction must be one of In, Out, InOut, got 'Sideways'",
+        ),
+    ],
+    ids=["missing", "not-json", "wrong-schema", "bad-field"],
+)
+def test_broken_compiled_meta(host, tmp_path, damage, problem):
+    script = write_kernel_script(tmp_path, main=DAMAGED_META.replace("DAMAGE", damage))
+    proc = host(script)
+    assert proc.returncode == 1
+    build = next((tmp_path / "build_output").iterdir())
+    sep = ": " if "not found" not in problem else " "
+    assert last_line(proc.stderr) == (
+        f"golden.ArtifactError: {build / 'compiled_meta.json'}{sep}{problem}; recompile the kernel to refresh the build"
+    )
+    assert "[RUN] compile failed" in proc.stdout
+
+
+def test_golden_function_raising(host, tmp_path):
+    script = write_kernel_script(
+        tmp_path,
+        prelude="",
+        main="def bad_golden(v):\n    raise KeyError('z')\n\nfinish(run(fn=add_kernel, specs=specs(), golden_fn=bad_golden))\n",
+    )
+    proc = host(script)
+    assert proc.returncode == 1
+    assert "[RUN] compute golden failed" in proc.stdout
+    assert "[RUN] runtime ..." not in proc.stdout  # a broken golden never reaches the device
+    assert f'line {line_of(script, "raise KeyError")}, in bad_golden' in proc.stderr
+    assert last_line(proc.stderr) == "KeyError: 'z'"
+
+
+def test_kernel_slice_outside_its_tensor(host, tmp_path):
+    # Row steps of 20 with 16-row tiles: the last step, r = 60, covers rows 60..75 of 64.
+    # The write target is resolved first, so the message names y's window.
+    script = write_kernel_script(tmp_path, row_step=20)
+    proc = host(script)
+    assert proc.returncode == 1
+    assert "[RUN] runtime failed" in proc.stdout
+    line = line_of(script, "y[r : r + 16, :] = pl.add")
+    assert last_line(proc.stderr) == (
+        f"golden.KernelError: {script}:{line}: y[r : r + 16, :] is outside its tensor: axis 0 asks for [60:76] "
+        "but the extent is 64 (shape (64, 32)) (r=60)"
+    )
+
+
+def test_golden_leaving_an_output_that_is_not_a_tensor(host, tmp_path):
+    script = write_kernel_script(
+        tmp_path,
+        main="def g(v):\n    v['y'] = 3\n\nfinish(run(fn=add_kernel, specs=specs(), golden_fn=g))\n",
+    )
+    proc = host(script)
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == (
+        "golden.GoldenError: golden_fn left output 'y' as <class 'int'>; it must fill values['y'] with a torch.Tensor"
+    )
