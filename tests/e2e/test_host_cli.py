@@ -1,0 +1,163 @@
+"""The pypto-golden command line: host options, sys.argv, exit statuses, gdb, install."""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import BUILD, HOST_BIN, PYTHON, REPO, SAMPLES, clean_env
+from kernel_scripts import write_kernel_script
+
+
+def test_help(host):
+    proc = host("--help")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("usage: pypto-golden [--help] [--version] [--threads N] SCRIPT [SCRIPT ARGS...]\n")
+    assert "--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)" in proc.stdout
+
+
+def test_version(host):
+    proc = host("--version")
+    assert proc.returncode == 0
+    major, minor = sys.version_info[:2]
+    assert re.fullmatch(rf"pypto-golden \d+\.\d+\.\d+ \(Python {major}\.{minor}\.\d+\)\n", proc.stdout)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "no script given"),
+        (["--bogus", "k.py"], "unknown host option '--bogus' (host options go before the script; see --help)"),
+        (["--threads", "0", "k.py"], "--threads must be a positive integer, got '0'"),
+        (["--threads"], "--threads needs a value (a positive integer)"),
+    ],
+)
+def test_usage_errors_exit_2(host, args, message):
+    proc = host(*args)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"pypto-golden: {message}\nusage: pypto-golden")
+
+
+def test_script_sees_its_own_argv_and_file(host, tmp_path):
+    script = tmp_path / "show.py"
+    script.write_text("import sys\nprint(sys.argv)\nprint(__name__, __file__)\n")
+    proc = host(script, "-p", "a2a3sim", "--threads", "9", "-d", "0")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{[str(script), '-p', 'a2a3sim', '--threads', '9', '-d', '0']}\n__main__ {script}\n"
+
+
+def test_script_imports_its_neighbours_and_our_golden(host, tmp_path):
+    (tmp_path / "helper_mod.py").write_text("VALUE = 41\n")
+    script = tmp_path / "main.py"
+    script.write_text("import helper_mod, golden\nprint(helper_mod.VALUE + 1, golden.__file__)\n")
+    proc = host(script)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"42 {REPO / 'pylib' / 'golden' / '__init__.py'}\n"
+
+
+@pytest.mark.parametrize("option, env_value, expected", [(["--threads", "3"], None, "3"), ([], "5", "5"), ([], None, "16")])
+def test_golden_threads(host, tmp_path, option, env_value, expected):
+    script = tmp_path / "threads.py"
+    script.write_text("import golden, torch\nprint(torch.get_num_threads())\n")
+    env = clean_env(tmp_path) if env_value is None else clean_env(tmp_path, PYPTO_GOLDEN_NUM_THREADS=env_value)
+    proc = host(*option, script, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{expected}\n"
+
+
+SPIN_MAIN = """
+@pl.jit
+def spin(x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    for i in pl.range(0, 1000000000):
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y[0:16, :] = pl.add(x[0:16, :], 1.0)
+    return y
+
+finish(run(fn=spin, specs=[TensorSpec("x", [16, 16], torch.float32), TensorSpec("y", [16, 16], torch.float32)],
+           golden_fn=lambda v: None))
+"""
+
+SLOW_GOLDEN_MAIN = """
+import time
+
+def slow_golden(values):
+    time.sleep(600)
+
+finish(run(fn=add_kernel, specs=specs(), golden_fn=slow_golden))
+"""
+
+
+def interrupt_when(cmd, env, marker, cwd):
+    """Starts cmd, sends SIGINT once `marker` was printed; returns (proc, stdout, stderr, seconds)."""
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith(marker):
+            break
+    time.sleep(0.5)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    return proc, "".join(lines) + out, err, time.monotonic() - start
+
+
+@pytest.mark.parametrize(
+    "main, stage, marker",
+    [(SPIN_MAIN, "runtime", "[RUN] runtime ..."), (SLOW_GOLDEN_MAIN, "compute golden", "[RUN] compute golden ...")],
+    ids=["native-dispatch", "python-golden"],
+)
+def test_ctrl_c_stops_within_a_second_with_130(tmp_path, main, stage, marker):
+    script = write_kernel_script(tmp_path, main=main)
+    proc, out, err, seconds = interrupt_when([str(HOST_BIN), str(script)], clean_env(tmp_path), marker, tmp_path)
+    assert proc.returncode == 130
+    assert seconds < 1.0
+    assert re.search(rf"^\[RUN\] {stage} interrupted \(\d+\.\d\ds\)$", out, re.M)
+    assert re.search(rf"KeyboardInterrupt: interrupted by Ctrl-C in stage '{stage}' after \d+\.\d\ds\n$", err)
+
+
+def test_ctrl_c_under_python3_dies_by_sigint(tmp_path):
+    script = write_kernel_script(tmp_path, main=SPIN_MAIN)
+    env = clean_env(tmp_path, PYTHONPATH=f"{REPO / 'pylib'}:{BUILD / 'python'}")
+    proc, out, err, seconds = interrupt_when([PYTHON, str(script)], env, "[RUN] runtime ...", tmp_path)
+    assert proc.returncode == -signal.SIGINT  # a shell reports 130
+    assert seconds < 1.0
+    assert "[RUN] runtime interrupted" in out
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
+def test_runs_under_gdb_in_one_process_with_symbols(tmp_path):
+    proc = subprocess.run(
+        ["gdb", "-batch", "-ex", "info line pypto_golden::run_pipeline", "-ex", "run",
+         "--args", str(HOST_BIN), str(SAMPLES / "hello_world.py"), "-p", "a2a3sim"],
+        cwd=tmp_path, env=clean_env(tmp_path), capture_output=True, text=True, timeout=600,
+    )
+    assert re.search(r'Line \d+ of ".*host/run/pipeline\.cpp"', proc.stdout), proc.stdout[-2000:]
+    assert "[RUN] PASS" in proc.stdout
+    assert re.search(r"\[Inferior 1 \(process \d+\) exited normally\]", proc.stdout)
+    assert "Detaching after fork" not in proc.stdout  # no child processes
+
+
+def test_cmake_install_puts_everything_where_shell_and_python3_find_it(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)], check=True, capture_output=True)
+    exe = prefix / "bin" / "pypto-golden"
+    site = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "dist-packages"
+    assert exe.is_file() and (site / "golden" / "__init__.py").is_file() and (site / "pypto" / "jit").is_dir()
+    assert list(site.glob("_pypto_golden*.so"))
+    probe = tmp_path / "probe.py"
+    probe.write_text("import golden, pypto\nprint(golden.__file__)\nprint(pypto.__file__)\n")
+    proc = subprocess.run([str(exe), str(probe)], cwd=tmp_path, env=clean_env(tmp_path), capture_output=True, text=True)
+    assert proc.stdout == f"{site / 'golden' / '__init__.py'}\n{site / 'pypto' / '__init__.py'}\n", proc.stderr
+    ran = subprocess.run([str(exe), str(SAMPLES / "hello_world.py"), "-p", "a2a3sim"], cwd=tmp_path,
+                         env=clean_env(tmp_path), capture_output=True, text=True)
+    assert ran.returncode == 0 and "[RUN] PASS" in ran.stdout, ran.stderr
+    env = clean_env(tmp_path, PYTHONPATH=site)
+    by_python = subprocess.run([PYTHON, str(SAMPLES / "hello_world.py"), "-p", "a2a3sim"], cwd=tmp_path, env=env,
+                               capture_output=True, text=True)
+    assert by_python.returncode == 0 and "[RUN] PASS" in by_python.stdout, by_python.stderr

@@ -1,0 +1,194 @@
+"""golden.run in-process through the extension module: stages, specs, init values, comparators."""
+
+import re
+
+import pytest
+import torch
+
+import golden
+import pypto.language as pl
+from golden import ScalarSpec, TensorSpec, run, run_jit
+
+N = 32
+
+
+@pl.jit
+def scale_add(
+    x: pl.Tensor[[N, N], pl.FP32],
+    a: pl.Scalar[pl.FP32],
+    acc: pl.InOut[pl.Tensor[[N, N], pl.FP32]],
+    y: pl.Out[pl.Tensor[[N, N], pl.FP32]],
+):
+    for r in pl.parallel(0, N, 8):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="blk"):
+            y[r : r + 8, :] = pl.add(x[r : r + 8, :], a)
+            acc[r : r + 8, :] = pl.add(acc[r : r + 8, :], x[r : r + 8, :])
+    return y
+
+
+def specs(x_init=torch.randn, acc_init=1.0, y_init=None, **extra):
+    return [
+        TensorSpec("x", [N, N], torch.float32, init_value=x_init),
+        ScalarSpec("a", torch.float32, 0.5),
+        TensorSpec("acc", [N, N], torch.float32, init_value=acc_init, **extra),
+        TensorSpec("y", [N, N], torch.float32, init_value=y_init),
+    ]
+
+
+def golden_fn(v):
+    v["y"][:] = v["x"] + v["a"]
+    v["acc"][:] = v["acc"] + v["x"]
+
+
+@pytest.fixture(autouse=True)
+def build_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
+    for knob in ("PYPTO_SIM_THREADS", "PYPTO_SIM_SHUFFLE"):
+        monkeypatch.delenv(knob, raising=False)
+
+
+def lines(capsys):
+    return [re.sub(r" \(\d+\.\d\ds\)", "", l) for l in capsys.readouterr().out.splitlines()]
+
+
+def test_in_out_and_pure_out_are_validated(capsys):
+    result = run(fn=scale_add, specs=specs(), golden_fn=golden_fn)
+    assert result.passed and result.error is None
+    assert result.work_dir.is_dir() and result.execution_time > 0 and result.bench is None
+    assert lines(capsys) == [
+        "[RUN] compile ...", "[RUN] compile done",
+        "[RUN] generate inputs ...", "[RUN] generate inputs done",
+        "[RUN] compute golden ...", "[RUN] compute golden done",
+        "[RUN] runtime ...", "[RUN] runtime done",
+        "[RUN] validate ...",
+        "[RUN]   'acc' PASS  shape=(32, 32) dtype=torch.float32",
+        "[RUN]   'y' PASS  shape=(32, 32) dtype=torch.float32",
+        "[RUN] validate done",
+        "[RUN] PASS",
+    ]
+
+
+def test_an_out_init_value_reaches_only_the_golden():
+    seen = {}
+
+    def golden_keeps_init(v):
+        seen["y"] = v["y"].clone()
+        golden_fn(v)
+
+    assert run(fn=scale_add, specs=specs(y_init=7.0), golden_fn=golden_keeps_init).passed
+    assert torch.all(seen["y"] == 7.0)
+
+
+def test_no_golden_skips_validation(capsys):
+    result = run(fn=scale_add, specs=specs())
+    assert result.passed
+    out = capsys.readouterr().out.splitlines()
+    assert "[RUN] validate ..." not in out
+    assert re.fullmatch(r"\[RUN\] PASS \(\d+\.\d\ds, validation skipped: no golden_fn or golden_data\)", out[-1])
+
+
+def test_compile_only_stops_after_compile(capsys):
+    result = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compile_only=True)
+    assert result.passed and result.work_dir.is_dir()
+    assert lines(capsys) == ["[RUN] compile ...", "[RUN] compile done", "[RUN] PASS"]
+
+
+def test_every_failing_output_is_reported_once():
+    def wrong(v):
+        v["y"][:] = v["x"]
+        v["acc"][:] = 0
+
+    result = run(fn=scale_add, specs=specs(), golden_fn=wrong)
+    assert not result.passed
+    assert result.error.startswith("Output(s) does not match golden: ['acc', 'y']\n  'acc' FAIL  shape=(32, 32)")
+    assert result.error.count("Mismatched elements: 1024/1024  rtol=1e-05 atol=1e-05") == 2
+    assert str(result).startswith("FAIL: Output(s) does not match golden") and str(result).endswith("s)")
+
+
+def test_tolerances_are_the_runs():
+    def off_by_a_little(v):
+        golden_fn(v)
+        v["y"][:] += 1e-3
+
+    assert not run(fn=scale_add, specs=specs(), golden_fn=off_by_a_little).passed
+    assert run(fn=scale_add, specs=specs(), golden_fn=off_by_a_little, rtol=0, atol=2e-3).passed
+
+
+def test_custom_comparators(capsys):
+    calls = {}
+
+    def always_ok(actual, expected, *, actual_outputs, expected_outputs, inputs, rtol, atol):
+        calls.update(outputs=sorted(actual_outputs), inputs=sorted(inputs), rtol=rtol, a=inputs["a"].item())
+        return True, ""
+
+    def strict(actual, expected, **kw):
+        return False, "    strict says no"
+
+    def explodes(actual, expected, **kw):
+        raise ValueError("bad comparator")
+
+    def wrong_shape(actual, expected, **kw):
+        return True
+
+    result = run(fn=scale_add, specs=specs(), golden_fn=golden_fn,
+                 compare_fn={"acc": always_ok, "y": strict, "not_an_output": explodes})
+    assert calls == {"outputs": ["acc", "y"], "inputs": ["a", "x"], "rtol": 1e-5, "a": 0.5}
+    assert "[RUN]   'acc' PASS  shape=(32, 32) dtype=torch.float32 (always_ok)" in capsys.readouterr().out
+    assert result.error == ("Output(s) does not match golden: ['y']\n"
+                            "  'y' FAIL (strict)  shape=(32, 32) dtype=torch.float32\n    strict says no")
+    raised = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={"y": explodes})
+    assert raised.error.endswith("  'y' FAIL (explodes)  shape=(32, 32) dtype=torch.float32\n"
+                                 "    comparator explodes raised ValueError: bad comparator")
+    shaped = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={"y": wrong_shape})
+    assert shaped.error.endswith("    comparator wrong_shape returned True; a comparator must return (ok: bool, detail: str)")
+
+
+def test_init_values():
+    given = torch.full((N, N), 2.0, dtype=torch.float64)
+    seen = {}
+
+    def capture(v):
+        seen.update({k: t.clone() for k, t in v.items() if isinstance(t, torch.Tensor)})
+        golden_fn(v)
+
+    assert run(fn=scale_add, specs=specs(x_init=given, acc_init=lambda: [[3.0] * N] * N), golden_fn=capture).passed
+    assert seen["x"].dtype == torch.float32 and torch.all(seen["x"] == 2.0)
+    assert torch.all(seen["acc"] == 3.0)
+    assert torch.all(given == 2.0)  # the caller's tensor is never written
+
+
+def test_init_value_errors():
+    with pytest.raises(golden.SpecError, match=r"^TensorSpec 'x': the init_value tensor has shape \(3,\) but the spec says \(32, 32\)$"):
+        run(fn=scale_add, specs=specs(x_init=torch.zeros(3)), golden_fn=golden_fn)
+    with pytest.raises(TypeError, match=r"^Unsupported init_value type <class 'str'> for tensor 'x'$"):
+        run(fn=scale_add, specs=specs(x_init="zeros"), golden_fn=golden_fn)
+
+
+def test_is_output_contradiction_is_a_warning(capsys):
+    assert run(fn=scale_add, specs=specs(is_output=False), golden_fn=golden_fn).passed
+    assert ("[RUN]   warning: TensorSpec 'acc' has is_output=False but the kernel declares it InOut; "
+            "using the kernel's direction") in capsys.readouterr().out
+
+
+def test_run_jit_adapter_for_older_scripts():
+    result = run_jit(fn=scale_add, specs=specs(), golden_fn=golden_fn,
+                     runtime_cfg={"platform": "a2a3sim", "device_id": 0}, compile_cfg={})
+    assert result.passed
+
+
+def test_results_do_not_depend_on_thread_count_or_order(monkeypatch):
+    for threads, shuffle in (("1", "0"), ("2", "1"), ("4", "yes")):
+        monkeypatch.setenv("PYPTO_SIM_THREADS", threads)
+        monkeypatch.setenv("PYPTO_SIM_SHUFFLE", shuffle)
+        assert run(fn=scale_add, specs=specs(x_init=torch.ones(N, N)), golden_fn=golden_fn).passed
+
+
+def test_runtime_scalar_compiles_in_signature_mode():
+    scalar_specs = specs()
+    scalar_specs[1] = ScalarSpec("a", torch.float32, 0.5, compile_runtime=True)
+    result = run(fn=scale_add, specs=scalar_specs, golden_fn=golden_fn)
+    assert result.passed
+    import json
+
+    program = json.loads((result.work_dir / "sim_program.json").read_text())
+    assert program["functions"][0]["params"][1]["runtime"] is True
