@@ -129,6 +129,7 @@ void define_module(py::module_& m) {
         py::arg("atol"), "The default gate: (passed, report).");
   m.def("set_intraop_threads", &set_intraop_threads, py::arg("threads"),
         "Sets torch's intra-op (OpenMP) thread count for this thread without rebuilding torch's pthreadpool.");
+  define_validation(m);
   m.attr("__version__") = PYPTO_GOLDEN_VERSION;
 }
 

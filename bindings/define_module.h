@@ -9,4 +9,7 @@ namespace pypto_golden {
 
 void define_module(pybind11::module_& m);
 
+// Validation gates (validation_bindings.cpp).
+void define_validation(pybind11::module_& m);
+
 }  // namespace pypto_golden
