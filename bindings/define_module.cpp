@@ -1,12 +1,14 @@
 #include "define_module.h"
 
 #include "artifact/compiled_meta.h"
+#include "run/host_overrides.h"
 #include "run/pipeline.h"
 #include "run/run_errors.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/kernel_error.h"
 #include "sim/program_loader.h"
+#include "snapshot/tensor_file.h"
 #include "validate/allclose.h"
 
 #include <ATen/Parallel.h>
@@ -27,8 +29,14 @@ void write_line(const std::string& line) {
   out.attr("flush")();
 }
 
+std::optional<std::filesystem::path> optional_path(const py::handle& p) {
+  if (p.is_none()) return std::nullopt;
+  return std::filesystem::path(py::str(py::module_::import("os").attr("fspath")(p)).cast<std::string>());
+}
+
 py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object config, double rtol,
-              double atol, py::object compare_fn, bool compile_only) {
+              double atol, py::object compare_fn, bool compile_only, bool save_data, py::object runtime_dir,
+              py::object golden_data) {
   RunRequest req;
   req.fn = std::move(fn);
   req.specs = std::move(specs);
@@ -38,6 +46,9 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
   req.rtol = rtol;
   req.atol = atol;
   req.compile_only = compile_only;
+  req.save_data = save_data;
+  req.runtime_dir = optional_path(runtime_dir);
+  req.golden_data = optional_path(golden_data);
   req.sink = write_line;
   RunOutcome o = run_pipeline(req);
   return py::make_tuple(o.passed, o.error ? py::cast(*o.error) : py::none(), o.execution_time,
@@ -110,6 +121,7 @@ void define_module(py::module_& m) {
   py::register_exception<sim::ArgumentError>(m, "ArgumentError", PyExc_ValueError);
   py::register_exception<DeviceUnavailableError>(m, "DeviceUnavailableError", PyExc_RuntimeError);
   py::register_exception<GoldenError>(m, "GoldenError", PyExc_RuntimeError);
+  py::register_exception<TensorFileError>(m, "TensorFileError", PyExc_ValueError);
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -121,7 +133,8 @@ void define_module(py::module_& m) {
   });
 
   m.def("run", &run, py::arg("fn"), py::arg("specs"), py::arg("golden_fn"), py::arg("config"), py::arg("rtol"),
-        py::arg("atol"), py::arg("compare_fn"), py::arg("compile_only"),
+        py::arg("atol"), py::arg("compare_fn"), py::arg("compile_only"), py::arg("save_data"),
+        py::arg("runtime_dir"), py::arg("golden_data"),
         "Runs the harness pipeline; returns (passed, error, execution_time, work_dir).");
   m.def("simulate", &simulate, py::arg("work_dir"), py::arg("args"), py::arg("platform") = "a2a3sim",
         py::arg("device_id") = 0, "Dispatches a simulator build in place.");
@@ -129,6 +142,27 @@ void define_module(py::module_& m) {
         py::arg("atol"), "The default gate: (passed, report).");
   m.def("set_intraop_threads", &set_intraop_threads, py::arg("threads"),
         "Sets torch's intra-op (OpenMP) thread count for this thread without rebuilding torch's pthreadpool.");
+  m.def("save_tensor", [](const std::string& path, const at::Tensor& t) {
+    py::gil_scoped_release release;
+    save_tensor_file(path, t);
+  }, py::arg("path"), py::arg("tensor"), "Writes one tensor to a .pt file atomically (torch.save's format).");
+  m.def("load_tensor", [](const std::string& path) {
+    at::Tensor t;
+    {
+      py::gil_scoped_release release;
+      t = load_tensor_file(path);
+    }
+    return t;
+  }, py::arg("path"), "Reads a .pt file holding one tensor.");
+  m.def("host_overrides", [] {
+    const HostOverrides& o = host_overrides();
+    py::dict d;
+    if (o.save_data) d["save_data"] = true;
+    if (o.compile_only) d["compile_only"] = true;
+    if (o.golden_data) d["golden_data"] = *o.golden_data;
+    if (o.runtime_dir) d["runtime_dir"] = *o.runtime_dir;
+    return d;
+  }, "Options from the pypto-golden command line that apply to every run() of the script.");
   define_validation(m);
   m.attr("__version__") = PYPTO_GOLDEN_VERSION;
 }

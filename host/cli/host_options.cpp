@@ -15,7 +15,8 @@ bool parse_threads(const std::string& text, int& out) {
 }  // namespace
 
 std::string usage_text() {
-  return "usage: pypto-golden [--help] [--version] [--threads N] SCRIPT [SCRIPT ARGS...]\n"
+  return "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
+         "                    [--runtime-dir DIR] [--compile-only] SCRIPT [SCRIPT ARGS...]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
          "that calls golden.run) in an embedded Python, with the native harness core.\n"
@@ -24,6 +25,12 @@ std::string usage_text() {
          "  -h, --help      show this help and exit\n"
          "  --version       show the version and exit\n"
          "  --threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)\n"
+         "  --save-data     every run() saves inputs and goldens under <work_dir>/data\n"
+         "  --golden-data DIR\n"
+         "                  every run() replays inputs and goldens from DIR/in and DIR/out\n"
+         "  --runtime-dir DIR\n"
+         "                  every run() dispatches the existing build DIR instead of compiling\n"
+         "  --compile-only  every run() stops after compile\n"
          "\n"
          "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
 }
@@ -58,6 +65,26 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
       }
       o.threads = n;
+      continue;
+    }
+    if (a == "--save-data" || a == "--compile-only") {
+      (a == "--save-data" ? o.save_data : o.compile_only) = true;
+      continue;
+    }
+    if (a == "--golden-data" || a == "--runtime-dir" || a.rfind("--golden-data=", 0) == 0 ||
+        a.rfind("--runtime-dir=", 0) == 0) {
+      const std::string name = a.substr(0, 13);  // both names are 13 characters
+      std::string value;
+      if (a.size() > 13) {
+        value = a.substr(14);
+      } else if (k + 1 < args.size()) {
+        value = args[++k];
+      }
+      if (value.empty()) {
+        out.error = name + " needs a directory";
+        return out;
+      }
+      (name == "--golden-data" ? o.golden_data : o.runtime_dir) = value;
       continue;
     }
     if (a == "--") {

@@ -12,6 +12,11 @@ struct HostOptions {
   bool help = false;
   bool version = false;
   std::optional<int> threads;  // --threads N  (= PYPTO_GOLDEN_NUM_THREADS)
+  // Applied to every golden.run call of the script, like the keywords of the same name.
+  bool save_data = false;
+  bool compile_only = false;
+  std::optional<std::string> golden_data;
+  std::optional<std::string> runtime_dir;
   std::string script;
   std::vector<std::string> script_args;
 };

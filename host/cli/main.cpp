@@ -1,6 +1,7 @@
 // pypto-golden: run a PyPTO kernel script with the native harness core.
 #include "cli/host_options.h"
 #include "interpreter/embedded_python.h"
+#include "run/host_overrides.h"
 
 #include <Python.h>
 
@@ -60,6 +61,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pypto-golden: %s\n", problem.c_str());
     return 2;
   }
+  HostOverrides& overrides = host_overrides();
+  overrides.save_data = cl.options.save_data;
+  overrides.compile_only = cl.options.compile_only;
+  // Relative to where the user typed the command, whatever the script does with its cwd.
+  if (cl.options.golden_data) overrides.golden_data = fs::absolute(*cl.options.golden_data).lexically_normal().string();
+  if (cl.options.runtime_dir) overrides.runtime_dir = fs::absolute(*cl.options.runtime_dir).lexically_normal().string();
   if (cl.options.threads) setenv("PYPTO_GOLDEN_NUM_THREADS", std::to_string(*cl.options.threads).c_str(), 1);
 
   ScriptRun run;

@@ -1,6 +1,8 @@
 #include "run/kernel_compile.h"
 
 #include "run/run_errors.h"
+#include "sim/kernel_error.h"
+#include "sim/program_loader.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
@@ -119,6 +121,26 @@ CompiledKernel compile_kernel(const py::handle& fn, std::vector<NativeSpec>& spe
   }
   out.work_dir = std::filesystem::path(py::str(compiled.attr("output_dir")).cast<std::string>());
   out.meta = read_compiled_meta(out.work_dir);
+  stamp_directions(specs, out.meta, out.name, log);
+  return out;
+}
+
+CompiledKernel open_build(const std::filesystem::path& dir, std::vector<NativeSpec>& specs,
+                          const std::string& kernel_name, const StageLog& log) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) throw RunFailure("runtime_dir does not exist: " + dir.string());
+  log.line("[RUN] runtime_only: skipping compile, using " + dir.string());
+  CompiledKernel out;
+  out.work_dir = dir;
+  out.name = kernel_name;
+  try {
+    out.meta = read_compiled_meta(dir);
+    sim::load_program_cached(dir);  // a build whose program cannot run fails here, not mid-run
+  } catch (const ArtifactError& e) {
+    throw RunFailure(std::string("runtime_dir is not a usable build: ") + e.what());
+  } catch (const sim::ProgramError& e) {
+    throw RunFailure(std::string("runtime_dir is not a usable build: ") + e.what());
+  }
   stamp_directions(specs, out.meta, out.name, log);
   return out;
 }

@@ -25,6 +25,11 @@ struct CompiledKernel {
 CompiledKernel compile_kernel(const pybind11::handle& fn, std::vector<NativeSpec>& specs,
                               const pybind11::handle& config, const StageLog& log);
 
+// runtime_dir replay: reads an existing build instead of compiling (no fn needed). A
+// directory that is not a usable build is a RunFailure saying what is missing.
+CompiledKernel open_build(const std::filesystem::path& dir, std::vector<NativeSpec>& specs,
+                          const std::string& kernel_name, const StageLog& log);
+
 // Checks names, order, count, kinds, shapes and dtypes against the artifact and stamps
 // directions (exposed for tests).
 void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta,

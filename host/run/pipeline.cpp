@@ -3,12 +3,14 @@
 #include "run/golden_stage.h"
 #include "run/kernel_compile.h"
 #include "run/run_errors.h"
+#include "run/snapshot_stage.h"
 #include "run/tensor_factory.h"
 #include "run/validation_stage.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/program_loader.h"
 
+#include <ATen/ATen.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <chrono>
@@ -43,56 +45,98 @@ void run_on_device(const std::string& platform, int device_id, const std::filesy
   sim::dispatch(*program, args, sim::simulated_device(device_id));
 }
 
+// The kernel's name for messages on a replay: the function's, else the build directory's
+// name without its _YYYYMMDD_HHMMSS suffix.
+std::string kernel_name(const py::handle& fn, const std::filesystem::path& dir) {
+  if (!fn.is_none() && py::hasattr(fn, "__name__")) return py::str(fn.attr("__name__"));
+  std::string name = dir.filename().string();
+  if (name.size() > 16 && name[name.size() - 16] == '_') name.resize(name.size() - 16);
+  return name;
+}
+
 }  // namespace
 
 RunOutcome run_pipeline(const RunRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   StageLog log(req.sink);
   RunOutcome outcome;
+  auto finish = [&](bool passed, std::optional<std::string> error) {
+    outcome.passed = passed;
+    outcome.error = std::move(error);
+    outcome.execution_time = seconds_since(start);
+    return outcome;
+  };
 
   std::vector<NativeSpec> specs = read_specs(req.specs);
   const std::string platform = py::str(req.config.attr("platform"));
   const int device_id = py::int_(req.config.attr("device_id"));
   require_known_platform(platform);
 
-  CompiledKernel kernel;
-  log.stage("compile", [&] { kernel = compile_kernel(req.fn, specs, req.config, log); });
-  outcome.work_dir = kernel.work_dir.string();
-  if (req.compile_only) {
-    outcome.passed = true;
-    outcome.execution_time = seconds_since(start);
-    log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s)");
-    return outcome;
-  }
+  try {
+    if (req.golden_data) {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(*req.golden_data, ec))
+        throw RunFailure("golden_data does not exist: " + req.golden_data->string());
+      load_cached_scalars(*req.golden_data, specs);
+    }
 
-  std::vector<at::Tensor> host(specs.size());
-  log.stage("generate inputs", [&] {
-    for (size_t k = 0; k < specs.size(); ++k)
-      if (specs[k].is_tensor) host[k] = create_host_tensor(specs[k]);
-  });
-
-  const bool has_golden = !req.golden_fn.is_none();
-  std::map<std::string, at::Tensor> expected;
-  if (has_golden) log.stage("compute golden", [&] { expected = compute_golden(req.golden_fn, specs, host); });
-
-  log.stage("runtime", [&] { run_on_device(platform, device_id, kernel.work_dir, specs, host); });
-
-  if (has_golden) {
-    ValidationReport report;
-    log.stage("validate", [&] {
-      report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol, log);
+    CompiledKernel kernel;
+    log.stage("compile", [&] {
+      kernel = req.runtime_dir ? open_build(*req.runtime_dir, specs, kernel_name(req.fn, *req.runtime_dir), log)
+                               : compile_kernel(req.fn, specs, req.config, log);
     });
-    if (!report.passed) {
-      outcome.error = report.error;
-      outcome.execution_time = seconds_since(start);
+    outcome.work_dir = kernel.work_dir.string();
+    if (req.compile_only) {
+      finish(true, std::nullopt);
+      log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s)");
       return outcome;
     }
+    const std::filesystem::path data_dir = kernel.work_dir / "data";
+
+    std::vector<at::Tensor> host(specs.size());
+    log.stage("generate inputs", [&] {
+      if (req.golden_data) {
+        check_snapshot_complete(*req.golden_data, specs);
+        log.line("[RUN]   cache hit: " + (*req.golden_data / "in").string());
+        load_inputs(*req.golden_data, specs, host);
+        for (size_t k = 0; k < specs.size(); ++k)  // pure Out host buffers only receive results
+          if (specs[k].is_tensor && !host[k].defined()) host[k] = at::zeros(specs[k].shape, at::TensorOptions().dtype(specs[k].dtype));
+        return;
+      }
+      for (size_t k = 0; k < specs.size(); ++k)
+        if (specs[k].is_tensor) host[k] = create_host_tensor(specs[k]);
+      if (req.save_data) save_inputs(data_dir, specs, host);
+    });
+
+    const bool has_golden = req.golden_data || !req.golden_fn.is_none();
+    std::map<std::string, at::Tensor> expected;
+    if (has_golden)
+      log.stage("compute golden", [&] {
+        if (req.golden_data) {
+          log.line("[RUN]   cache hit: " + (*req.golden_data / "out").string());
+          expected = load_goldens(*req.golden_data, specs);
+          return;
+        }
+        expected = compute_golden(req.golden_fn, specs, host);
+        if (req.save_data) save_goldens(data_dir, specs, expected);
+      });
+
+    log.stage("runtime", [&] { run_on_device(platform, device_id, kernel.work_dir, specs, host); });
+
+    if (has_golden) {
+      ValidationReport report;
+      log.stage("validate", [&] {
+        report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol, log);
+      });
+      if (!report.passed) return finish(false, report.error);
+    }
+    finish(true, std::nullopt);
+    log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s" +
+             (has_golden ? "" : ", validation skipped: no golden_fn or golden_data") + ")");
+    return outcome;
+  } catch (const RunFailure& e) {
+    return finish(false, std::string(e.what()));
   }
-  outcome.passed = true;
-  outcome.execution_time = seconds_since(start);
-  log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s" +
-           (has_golden ? "" : ", validation skipped: no golden_fn or golden_data") + ")");
-  return outcome;
 }
 
 }  // namespace pypto_golden

@@ -5,13 +5,14 @@
 
 #include <pybind11/pybind11.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 
 namespace pypto_golden {
 
 struct RunRequest {
-  pybind11::object fn;          // the kernel (@pl.jit function)
+  pybind11::object fn;          // the kernel (@pl.jit function or @pl.program)
   pybind11::object specs;       // list of TensorSpec / ScalarSpec
   pybind11::object golden_fn;   // or None
   pybind11::object config;      // a pypto.runtime.RunConfig
@@ -19,6 +20,9 @@ struct RunRequest {
   double rtol = 1e-5;
   double atol = 1e-5;
   bool compile_only = false;
+  bool save_data = false;
+  std::optional<std::filesystem::path> runtime_dir;  // replay an existing build
+  std::optional<std::filesystem::path> golden_data;  // replay inputs and goldens
   LineSink sink;
 };
 
@@ -29,8 +33,9 @@ struct RunOutcome {
   std::optional<std::string> work_dir;
 };
 
-// Runs the stages; validation mismatches come back as a failed outcome, everything else
-// that goes wrong raises (SpecError, ArtifactError, SimError, DeviceUnavailableError, ...).
+// Runs the stages. Validation mismatches and harness-level problems (RunFailure: unusable
+// runtime_dir or golden_data, corrupt snapshot files) come back as a failed outcome;
+// everything else raises (SpecError, ArtifactError, SimError, DeviceUnavailableError, ...).
 RunOutcome run_pipeline(const RunRequest& request);
 
 }  // namespace pypto_golden

@@ -25,6 +25,13 @@ class GoldenError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A harness-level problem that ends the run with RunResult(passed=False, error=what())
+// rather than an exception: unusable runtime_dir / golden_data, corrupt snapshot files.
+class RunFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Ctrl-C inside a native stage; becomes KeyboardInterrupt naming the stage.
 class StageInterrupted : public std::runtime_error {
  public:

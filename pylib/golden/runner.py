@@ -28,10 +28,6 @@ def _run_config(config):
     return RunConfig(**fields), log_level
 
 
-def _not_yet(feature):
-    raise NotImplementedError(f"{feature} is not supported by this pypto-golden yet")
-
-
 def run(
     fn=None,
     specs=None,
@@ -47,29 +43,33 @@ def run(
     *,
     program=None,
 ):
-    """Runs `fn` (a @pl.jit kernel) against `golden_fn` and returns a RunResult."""
+    """Runs `fn` (a @pl.jit kernel or @pl.program) against `golden_fn` (or the snapshot in
+    `golden_data`) and returns a RunResult."""
     if program is not None:
         if fn is not None:
             raise TypeError("pass the kernel as fn= or program=, not both")
         fn = program
-    if fn is None:
+    # pypto-golden --save-data / --golden-data / --runtime-dir / --compile-only win over the
+    # script's keywords: they are how a user replays a run without editing the script.
+    overrides = native.host_overrides()
+    save_data = overrides.get("save_data", save_data)
+    compile_only = overrides.get("compile_only", compile_only)
+    golden_data = overrides.get("golden_data", golden_data)
+    runtime_dir = overrides.get("runtime_dir", runtime_dir)
+    if fn is None and runtime_dir is None:
         raise TypeError("run() needs the kernel: run(fn=<@pl.jit function>, specs=[...])")
     # Config first, like the public harness: a bad key or log_level raises before anything else.
     # log_level is validated and accepted for portability; the simulator has no runtime log.
     run_config, _log_level = _run_config(config)
     if compile_only and runtime_dir is not None:
         return RunResult(passed=False, error="runtime_dir is incompatible with compile_only")
-    for feature, value in (("runtime_dir", runtime_dir), ("golden_data", golden_data)):
-        if value is not None:
-            _not_yet(feature)
-    if save_data:
-        _not_yet("save_data")
     if compare_fn is not None and not isinstance(compare_fn, dict):
         raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
     if any(getattr(s, "is_resident", False) for s in specs or ()):
-        _not_yet("resident tensors (L3 distributed programs)")
+        raise NotImplementedError("resident tensors (L3 distributed programs) are not supported by this pypto-golden yet")
     passed, error, seconds, work_dir = native.run(
-        fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only)
+        fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only),
+        bool(save_data), runtime_dir, golden_data,
     )
     return RunResult(
         passed=passed,

@@ -1,0 +1,28 @@
+// One tensor in one .pt file, in the zip format of torch.save (loads with Python's
+// torch.load(path, weights_only=True); files written by torch.save load here).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+namespace pypto_golden {
+
+// A .pt file that cannot be read or does not hold what it must; the message names the file.
+class TensorFileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `tensor` to `path` atomically: a hidden temporary file in the same directory,
+// flushed to disk, then renamed over `path`. A crash leaves the old file or none, never a
+// half-written one. Creates missing parent directories.
+void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tensor);
+
+// Reads a .pt file holding one tensor. Throws TensorFileError naming the file when it is
+// missing, not a torch zip archive, truncated, or holds something else ("got list").
+at::Tensor load_tensor_file(const std::filesystem::path& path);
+
+}  // namespace pypto_golden
