@@ -29,3 +29,15 @@ TEST_CASE("usage errors") {
   CHECK(dashed.options.script == "-weird.py");
   CHECK(dashed.options.script_args == std::vector<std::string>{"a"});
 }
+
+TEST_CASE("replay options apply to the script's runs") {
+  auto cl = parse_command_line({"--save-data", "--golden-data", "d/data", "--runtime-dir=b", "--compile-only", "k.py", "--save-data"});
+  CHECK(cl.error.empty());
+  CHECK(cl.options.save_data);
+  CHECK(cl.options.compile_only);
+  CHECK(cl.options.golden_data.value() == "d/data");
+  CHECK(cl.options.runtime_dir.value() == "b");
+  CHECK(cl.options.script_args == std::vector<std::string>{"--save-data"});
+  CHECK(parse_command_line({"--golden-data"}).error == "--golden-data needs a directory");
+  CHECK(parse_command_line({"--runtime-dir=", "k.py"}).error == "--runtime-dir needs a directory");
+}

@@ -17,8 +17,13 @@ from kernel_scripts import write_kernel_script
 def test_help(host):
     proc = host("--help")
     assert proc.returncode == 0
-    assert proc.stdout.startswith("usage: pypto-golden [--help] [--version] [--threads N] SCRIPT [SCRIPT ARGS...]\n")
-    assert "--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)" in proc.stdout
+    assert proc.stdout.startswith(
+        "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
+        "                    [--runtime-dir DIR] [--compile-only] SCRIPT [SCRIPT ARGS...]\n")
+    for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
+                   "--save-data     every run() saves inputs and goldens under <work_dir>/data",
+                   "--compile-only  every run() stops after compile"):
+        assert option in proc.stdout
 
 
 def test_version(host):
@@ -35,6 +40,8 @@ def test_version(host):
         (["--bogus", "k.py"], "unknown host option '--bogus' (host options go before the script; see --help)"),
         (["--threads", "0", "k.py"], "--threads must be a positive integer, got '0'"),
         (["--threads"], "--threads needs a value (a positive integer)"),
+        (["--golden-data"], "--golden-data needs a directory"),
+        (["--runtime-dir="], "--runtime-dir needs a directory"),
     ],
 )
 def test_usage_errors_exit_2(host, args, message):
