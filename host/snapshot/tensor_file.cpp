@@ -85,8 +85,13 @@ void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tenso
       torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
       writer.writeEndOfFile();
     }
-    if (::fsync(out.fd) != 0) throw TensorFileError("cannot flush " + tmp.string() + ": " + errno_text());
-    ::close(out.fd);
+    // No fsync: the rename is what makes the file appear whole or not at all to anything that
+    // outlives this process (SIGKILL, Ctrl-C, a crash); flushing to the platter on every save
+    // would halve snapshot speed for a power-loss guarantee torch.save does not give either.
+    if (::close(out.fd) != 0) {
+      out.fd = -1;
+      throw TensorFileError("cannot write " + tmp.string() + ": " + errno_text());
+    }
     out.fd = -1;
     if (::rename(tmp.c_str(), path.c_str()) != 0)
       throw TensorFileError("cannot rename " + tmp.string() + " to " + path.string() + ": " + errno_text());

@@ -17,7 +17,7 @@ class TensorFileError : public std::runtime_error {
 };
 
 // Writes `tensor` to `path` atomically: a hidden temporary file in the same directory,
-// flushed to disk, then renamed over `path`. A crash leaves the old file or none, never a
+// then renamed over `path`. A killed process leaves the old file or none, never a
 // half-written one. Creates missing parent directories.
 void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tensor);
 
