@@ -14,6 +14,7 @@
 #include <ATen/Parallel.h>
 #include <omp.h>
 #include <torch/csrc/autograd/python_variable.h>
+#include <pybind11/stl.h>
 #include <torch/csrc/utils/pybind.h>
 
 namespace py = pybind11;
@@ -51,8 +52,22 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
   req.golden_data = optional_path(golden_data);
   req.sink = write_line;
   RunOutcome o = run_pipeline(req);
+  py::object bench = py::none();
+  if (o.bench) {
+    py::dict b;
+    b["metric"] = o.bench->metric;
+    b["rounds"] = o.bench->rounds;
+    b["warmup"] = o.bench->warmup;
+    b["samples"] = o.bench->samples;
+    b["min"] = o.bench->min;
+    b["median"] = o.bench->median;
+    b["mean"] = o.bench->mean;
+    b["max"] = o.bench->max;
+    b["stdev"] = o.bench->stdev;
+    bench = b;
+  }
   return py::make_tuple(o.passed, o.error ? py::cast(*o.error) : py::none(), o.execution_time,
-                        o.work_dir ? py::cast(*o.work_dir) : py::none());
+                        o.work_dir ? py::cast(*o.work_dir) : py::none(), bench);
 }
 
 // Dispatches a build directly (CompiledProgram.__call__): tensors in place, numbers as scalars.

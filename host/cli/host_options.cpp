@@ -5,7 +5,7 @@
 namespace pypto_golden {
 namespace {
 
-bool parse_threads(const std::string& text, int& out) {
+bool parse_positive(const std::string& text, int& out) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
   if (text.size() > 6) return false;
   out = std::atoi(text.c_str());
@@ -16,7 +16,8 @@ bool parse_threads(const std::string& text, int& out) {
 
 std::string usage_text() {
   return "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
-         "                    [--runtime-dir DIR] [--compile-only] SCRIPT [SCRIPT ARGS...]\n"
+         "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]]\n"
+         "                    SCRIPT [SCRIPT ARGS...]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
          "that calls golden.run) in an embedded Python, with the native harness core.\n"
@@ -31,6 +32,8 @@ std::string usage_text() {
          "  --runtime-dir DIR\n"
          "                  every run() dispatches the existing build DIR instead of compiling\n"
          "  --compile-only  every run() stops after compile\n"
+         "  --bench[=ROUNDS]\n"
+         "                  benchmark mode for this run (PYPTO_BENCH=1, PYPTO_BENCH_ROUNDS=ROUNDS)\n"
          "\n"
          "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
 }
@@ -60,11 +63,23 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         value = a.substr(10);
       }
       int n = 0;
-      if (!parse_threads(value, n)) {
+      if (!parse_positive(value, n)) {
         out.error = "--threads must be a positive integer, got '" + value + "'";
         return out;
       }
       o.threads = n;
+      continue;
+    }
+    if (a == "--bench" || a.rfind("--bench=", 0) == 0) {
+      o.bench = true;
+      if (a.size() > 7) {
+        int n = 0;
+        if (!parse_positive(a.substr(8), n)) {
+          out.error = "--bench=ROUNDS needs a positive integer, got '" + a.substr(8) + "'";
+          return out;
+        }
+        o.bench_rounds = n;
+      }
       continue;
     }
     if (a == "--save-data" || a == "--compile-only") {

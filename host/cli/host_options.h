@@ -17,6 +17,8 @@ struct HostOptions {
   bool compile_only = false;
   std::optional<std::string> golden_data;
   std::optional<std::string> runtime_dir;
+  bool bench = false;               // --bench[=ROUNDS]: PYPTO_BENCH=1 for this run
+  std::optional<int> bench_rounds;  //   and PYPTO_BENCH_ROUNDS=ROUNDS
   std::string script;
   std::vector<std::string> script_args;
 };

@@ -40,6 +40,8 @@ std::vector<NativeSpec> read_specs(const py::handle& specs) {
       s.is_tensor = false;
       s.value = item.attr("value").cast<at::Tensor>();
       s.compile_runtime = py::bool_(py::getattr(item, "compile_runtime", py::bool_(false)));
+      py::object step = py::getattr(item, "benchmark_step", py::none());
+      s.stepped = !step.is_none() && py::bool_(step);
     }
     for (const auto& prev : out)
       if (prev.name == s.name)

@@ -20,6 +20,7 @@ struct NativeSpec {
   pybind11::object init_value;           // tensors: the init_value as given
   at::Tensor value;                      // scalars: the 0-dim value tensor
   bool compile_runtime = false;          // scalars
+  bool stepped = false;                  // scalars: a non-zero benchmark_step
   pybind11::object is_output;            // legacy TensorSpec(is_output=...) or None
   Direction direction = Direction::In;   // stamped from the artifact
 };

@@ -1,5 +1,6 @@
 #include "run/pipeline.h"
 
+#include "run/benchmark_stage.h"
 #include "run/golden_stage.h"
 #include "run/kernel_compile.h"
 #include "run/run_errors.h"
@@ -80,6 +81,12 @@ RunOutcome run_pipeline(const RunRequest& req) {
       load_cached_scalars(*req.golden_data, specs);
     }
 
+    if (!req.runtime_dir) {
+      const bool jit_kernel = py::str(py::type::of(req.fn).attr("__name__")).cast<std::string>() == "JITFunction";
+      const bool swimlane = py::bool_(py::getattr(req.config, "enable_chip_swimlane", py::bool_(false)));
+      check_stepped_scalars(specs, jit_kernel, swimlane);
+    }
+
     CompiledKernel kernel;
     log.stage("compile", [&] {
       kernel = req.runtime_dir ? open_build(*req.runtime_dir, specs, kernel_name(req.fn, *req.runtime_dir), log)
@@ -121,7 +128,24 @@ RunOutcome run_pipeline(const RunRequest& req) {
         if (req.save_data) save_goldens(data_dir, specs, expected);
       });
 
+    std::vector<std::string> knob_warnings;
+    const BenchKnobs knobs = read_bench_knobs([&](const std::string& w) { knob_warnings.push_back(w); });
+    const std::string skip_line = req.runtime_dir ? replay_skip_line(specs) : "";
+    const bool benchmark = knobs.enabled && skip_line.empty();
+    std::vector<at::Tensor> initial(specs.size());  // InOut state before the correctness dispatch
+    if (benchmark)
+      for (size_t k = 0; k < specs.size(); ++k)
+        if (specs[k].is_tensor && specs[k].direction == Direction::InOut) initial[k] = host[k].clone();
+
     log.stage("runtime", [&] { run_on_device(platform, device_id, kernel.work_dir, specs, host); });
+
+    if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
+    if (benchmark)
+      log.stage("benchmark", [&] {
+        for (const auto& w : knob_warnings) log.line(w);
+        const BenchTarget target{kernel.work_dir, kernel.name, platform, device_id};
+        outcome.bench = run_benchmark(knobs, target, specs, host, initial, log);
+      });
 
     if (has_golden) {
       ValidationReport report;

@@ -1,6 +1,7 @@
 // One harness run: compile -> generate inputs -> compute golden -> runtime -> validate.
 #pragma once
 
+#include "bench/bench_stats.h"
 #include "run/stage_log.h"
 
 #include <pybind11/pybind11.h>
@@ -31,6 +32,7 @@ struct RunOutcome {
   std::optional<std::string> error;
   double execution_time = 0.0;
   std::optional<std::string> work_dir;
+  std::optional<BenchStats> bench;  // benchmark mode
 };
 
 // Runs the stages. Validation mismatches and harness-level problems (RunFailure: unusable

@@ -61,7 +61,7 @@ void dispatch(const Program& program, const std::vector<HostArg>& args, Device& 
 
   for (size_t k = 0; k < args.size(); ++k)
     if (fn.params[k].is_tensor && fn.params[k].direction != "In")
-      device.download(device_tensors[k], args[k].tensor);
+      device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
 }
 
 }  // namespace pypto_golden::sim

@@ -16,7 +16,8 @@ namespace pypto_golden::sim {
 // An argument as the host holds it: a host tensor or a scalar, in parameter order.
 struct HostArg {
   bool is_tensor = true;
-  at::Tensor tensor;  // host memory; Out / InOut results are copied back into it
+  at::Tensor tensor;  // host memory: uploaded for In / InOut
+  at::Tensor result;  // where Out / InOut results are read back (undefined: into `tensor`)
   c10::Scalar scalar;  // the 0-dim spec value, exactly (int64 beyond 2^53 included)
 };
 

@@ -5,7 +5,8 @@
 namespace pypto_golden::sim {
 
 // Installs the flag-raising SIGINT handler for its lifetime and restores the previous one
-// (Python's, when embedded) afterwards. Clears the flag on entry.
+// (Python's, when embedded) afterwards. Clears the flag on entry. Scopes nest on the
+// dispatching thread; only the outermost one installs the handler.
 class InterruptScope {
  public:
   InterruptScope();

@@ -1,43 +1,16 @@
 #include "snapshot/tensor_file.h"
 
+#include "snapshot/atomic_file.h"
+
 #include <ATen/ATen.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/csrc/jit/serialization/pickler.h>
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <random>
 
 namespace pypto_golden {
 namespace {
-
-// A file descriptor closed on every path out.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-std::string errno_text() { return std::strerror(errno); }
-
-void write_all(int fd, const void* data, size_t n, const std::filesystem::path& path) {
-  const char* p = static_cast<const char*>(data);
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      throw TensorFileError("cannot write " + path.string() + ": " + errno_text());
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-}
 
 std::string describe_ivalue(const c10::IValue& v) {
   if (v.isTensorList() || v.isList()) return "list";
@@ -53,10 +26,6 @@ std::string describe_ivalue(const c10::IValue& v) {
 }  // namespace
 
 void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tensor) {
-  std::error_code ec;
-  std::filesystem::create_directories(path.parent_path(), ec);
-  if (ec) throw TensorFileError("cannot create " + path.parent_path().string() + ": " + ec.message());
-
   // The pickle holds the tensor's whole storage: save a compact copy of views.
   at::Tensor t = tensor.is_contiguous() && tensor.storage_offset() == 0 &&
                          tensor.storage().nbytes() == tensor.nbytes()
@@ -70,34 +39,18 @@ void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tenso
   pickler.pushIValue(t);
   pickler.stop();
 
-  std::random_device rd;
-  const auto tmp = path.parent_path() / ("." + path.filename().string() + "." + std::to_string(rd()) + ".tmp");
-  Fd out;
-  out.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out.fd < 0) throw TensorFileError("cannot create " + tmp.string() + ": " + errno_text());
   try {
-    {
+    write_file_atomically(path, [&](int fd) {
       // Tensor bytes go straight from the tensor into the file: no in-memory archive.
       caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t n) {
-        write_all(out.fd, data, n, tmp);
+        write_all(fd, data, n, path);
         return n;
       });
       torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
       writer.writeEndOfFile();
-    }
-    // No fsync: the rename is what makes the file appear whole or not at all to anything that
-    // outlives this process (SIGKILL, Ctrl-C, a crash); flushing to the platter on every save
-    // would halve snapshot speed for a power-loss guarantee torch.save does not give either.
-    if (::close(out.fd) != 0) {
-      out.fd = -1;
-      throw TensorFileError("cannot write " + tmp.string() + ": " + errno_text());
-    }
-    out.fd = -1;
-    if (::rename(tmp.c_str(), path.c_str()) != 0)
-      throw TensorFileError("cannot rename " + tmp.string() + " to " + path.string() + ": " + errno_text());
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
+    });
+  } catch (const FileWriteError& e) {
+    throw TensorFileError(e.what());
   }
 }
 

@@ -21,6 +21,7 @@ from golden.errors import (  # noqa: E402
     ProgramError,
     SpecError,
 )
+from golden.bench import BenchStats  # noqa: E402
 from golden.result import RunResult  # noqa: E402
 from golden.runner import run, run_jit  # noqa: E402
 from golden.spec import ScalarSpec, TensorSpec  # noqa: E402
@@ -30,6 +31,7 @@ __version__ = native.__version__
 __all__ = [
     "ArgumentError",
     "ArtifactError",
+    "BenchStats",
     "DeviceUnavailableError",
     "GoldenError",
     "KernelError",

@@ -5,6 +5,7 @@ The stages run in the native core; this module only normalises the arguments.
 
 from pathlib import Path
 
+from golden.bench import BenchStats
 from golden.native import native
 from golden.result import RunResult
 
@@ -67,7 +68,7 @@ def run(
         raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
     if any(getattr(s, "is_resident", False) for s in specs or ()):
         raise NotImplementedError("resident tensors (L3 distributed programs) are not supported by this pypto-golden yet")
-    passed, error, seconds, work_dir = native.run(
+    passed, error, seconds, work_dir, bench = native.run(
         fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only),
         bool(save_data), runtime_dir, golden_data,
     )
@@ -76,6 +77,7 @@ def run(
         error=error,
         execution_time=seconds,
         work_dir=Path(work_dir) if work_dir else None,
+        bench=BenchStats(**bench) if bench else None,
     )
 
 

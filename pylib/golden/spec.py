@@ -91,6 +91,20 @@ def _coerce_scalar(name, dtype, value):
     return torch.tensor(value, dtype=dtype)
 
 
+def _check_step(name, dtype, step):
+    """benchmark_step: None (off), or a number the scalar's dtype can add each dispatch."""
+    if step is None:
+        return
+    kind = type(step).__name__
+    if isinstance(step, bool) or dtype is torch.bool:
+        raise ValueError(f"ScalarSpec {name!r}: benchmark_step must be an int or float step for a numeric dtype, "
+                         f"got {kind} for {dtype}")
+    if dtype in _INT_DTYPES and not isinstance(step, int):
+        raise ValueError(f"ScalarSpec {name!r} dtype={dtype} requires an int benchmark_step, got {kind}")
+    if not isinstance(step, (int, float)):
+        raise ValueError(f"ScalarSpec {name!r} dtype={dtype} requires an int or float benchmark_step, got {kind}")
+
+
 @dataclass
 class ScalarSpec:
     """A scalar argument, stored as a 0-dim tensor of its dtype. compile_runtime=True keeps
@@ -107,6 +121,7 @@ class ScalarSpec:
             supported = ", ".join(str(d) for d in SUPPORTED_SCALAR_DTYPES)
             raise ValueError(f"ScalarSpec {self.name!r}: unsupported dtype {self.dtype}; expected one of [{supported}]")
         self.value = _coerce_scalar(self.name, self.dtype, self.value)
+        _check_step(self.name, self.dtype, self.benchmark_step)
 
     def to_python(self):
         """The value as the golden sees it (device precision: bf16 0.1 -> 0.10009765625)."""

@@ -19,7 +19,8 @@ def test_help(host):
     assert proc.returncode == 0
     assert proc.stdout.startswith(
         "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
-        "                    [--runtime-dir DIR] [--compile-only] SCRIPT [SCRIPT ARGS...]\n")
+        "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]]\n"
+        "                    SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
                    "--save-data     every run() saves inputs and goldens under <work_dir>/data",
                    "--compile-only  every run() stops after compile"):
@@ -168,3 +169,13 @@ def test_cmake_install_puts_everything_where_shell_and_python3_find_it(tmp_path)
     by_python = subprocess.run([PYTHON, str(SAMPLES / "hello_world.py"), "-p", "a2a3sim"], cwd=tmp_path, env=env,
                                capture_output=True, text=True)
     assert by_python.returncode == 0 and "[RUN] PASS" in by_python.stdout, by_python.stderr
+
+
+def test_bench_option_turns_on_benchmark_mode_for_the_run(host, tmp_path):
+    proc = host("--bench=3", SAMPLES / "hello_world.py", "-p", "a2a3sim")
+    assert proc.returncode == 0, proc.stderr
+    assert "[RUN]   effective_us unavailable: sim platform has no device timing" in proc.stdout
+    assert re.search(r"^\[RUN\]   host_us \(3 rounds\) min=", proc.stdout, re.M)
+    bad = host("--bench=x", SAMPLES / "hello_world.py")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("pypto-golden: --bench=ROUNDS needs a positive integer, got 'x'\n")
