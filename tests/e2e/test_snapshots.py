@@ -199,10 +199,14 @@ def test_sigkill_never_leaves_a_half_written_file(tmp_path):
     checked = 0
     for attempt in range(10):
         proc = subprocess.Popen([str(HOST_BIN), str(script)], cwd=tmp_path, env=clean_env(tmp_path),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.6, 1.6))
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for line in proc.stdout:  # the saves happen in these two stages
+            if line.startswith("[RUN] generate inputs ..."):
+                break
+        time.sleep(rng.uniform(0.0, 0.4))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        proc.stdout.close()
     for path in (tmp_path / "build_output").rglob("*"):
         if path.suffix == ".pt":
             torch.load(path, weights_only=True)
