@@ -90,8 +90,16 @@ void simulate(const std::string& work_dir, py::list args, const std::string& pla
       else host[k].scalar = c10::Scalar(a.cast<double>());
     }
   }
-  py::gil_scoped_release release;
-  sim::dispatch(*program, host, sim::simulated_device(device_id));
+  sim::DispatchReport report;
+  {
+    py::gil_scoped_release release;
+    report = sim::dispatch(*program, host, sim::simulated_device(device_id));
+  }
+  for (const auto& name : report.written_inputs) {
+    std::string msg = "kernel '" + program->entry().name + "' wrote its In parameter '" + name +
+                      "'; on the device that write is lost (declare it pl.InOut to keep it)";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+  }
 }
 
 py::tuple allclose(const std::string& name, const at::Tensor& actual, const at::Tensor& expected, double rtol,

@@ -30,7 +30,8 @@ void require_known_platform(const std::string& platform) {
 
 // Dispatches the build on the platform's runtime and reads the outputs back into `host`.
 void run_on_device(const std::string& platform, int device_id, const std::filesystem::path& work_dir,
-                   const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host) {
+                   const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
+                   const std::string& kernel, const StageLog& log) {
   if (!is_simulator(platform))
     throw DeviceUnavailableError("platform '" + platform +
                                  "' needs an Ascend NPU runtime (CANN and a device), which this machine does "
@@ -42,8 +43,14 @@ void run_on_device(const std::string& platform, int device_id, const std::filesy
     if (specs[k].is_tensor) args[k].tensor = host[k];
     else args[k].scalar = specs[k].value.item();
   }
-  py::gil_scoped_release release;
-  sim::dispatch(*program, args, sim::simulated_device(device_id));
+  sim::DispatchReport report;
+  {
+    py::gil_scoped_release release;
+    report = sim::dispatch(*program, args, sim::simulated_device(device_id));
+  }
+  for (const auto& name : report.written_inputs)
+    log.line("[RUN]   warning: kernel '" + kernel + "' wrote its In parameter '" + name +
+             "'; on the device that write is lost (declare it pl.InOut to keep it)");
 }
 
 // The kernel's name for messages on a replay: the function's, else the build directory's
@@ -137,7 +144,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
       for (size_t k = 0; k < specs.size(); ++k)
         if (specs[k].is_tensor && specs[k].direction == Direction::InOut) initial[k] = host[k].clone();
 
-    log.stage("runtime", [&] { run_on_device(platform, device_id, kernel.work_dir, specs, host); });
+    log.stage("runtime", [&] { run_on_device(platform, device_id, kernel.work_dir, specs, host, kernel.name, log); });
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
     if (benchmark)

@@ -5,6 +5,10 @@
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
+#include <ATen/ATen.h>
+
+#include <cstring>
+
 namespace pypto_golden::sim {
 namespace {
 
@@ -26,9 +30,17 @@ Value scalar_value(const ParamInfo& p, const c10::Scalar& v) {
   return Value::from_int(v.toLong(), dtype);
 }
 
+// Bitwise equality (NaN payloads included), cheap for the contiguous common case.
+bool same_bytes(const at::Tensor& device_tensor, const at::Tensor& host) {
+  if (host.is_contiguous() && device_tensor.is_contiguous())
+    return std::memcmp(device_tensor.data_ptr(), host.data_ptr(), host.nbytes()) == 0;
+  return at::equal(device_tensor, host);
+}
+
 }  // namespace
 
-void dispatch(const Program& program, const std::vector<HostArg>& args, Device& device) {
+DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
+                        const DispatchOptions& options) {
   const Function& fn = program.entry();
   if (args.size() != fn.params.size())
     throw ArgumentError("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
@@ -59,9 +71,16 @@ void dispatch(const Program& program, const std::vector<HostArg>& args, Device& 
     run_block(fn.body, frame);
   }
 
-  for (size_t k = 0; k < args.size(); ++k)
-    if (fn.params[k].is_tensor && fn.params[k].direction != "In")
+  DispatchReport report;
+  for (size_t k = 0; k < args.size(); ++k) {
+    if (!fn.params[k].is_tensor) continue;
+    if (fn.params[k].direction != "In") {
       device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
+    } else if (options.check_inputs && !same_bytes(device_tensors[k], args[k].tensor)) {
+      report.written_inputs.push_back(fn.params[k].name);
+    }
+  }
+  return report;
 }
 
 }  // namespace pypto_golden::sim

@@ -27,9 +27,20 @@ class ArgumentError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+struct DispatchOptions {
+  // Compare each In parameter's device memory with the host copy afterwards: a kernel that
+  // writes an In parameter loses that write on real hardware (In is never read back).
+  bool check_inputs = true;
+};
+
+struct DispatchReport {
+  std::vector<std::string> written_inputs;  // In parameters the kernel wrote
+};
+
 // Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out
 // tensors get poisoned device memory, and Out / InOut results are read back into the
 // host tensors. Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
-void dispatch(const Program& program, const std::vector<HostArg>& args, Device& device);
+DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
+                        const DispatchOptions& options = {});
 
 }  // namespace pypto_golden::sim

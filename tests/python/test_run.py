@@ -192,3 +192,24 @@ def test_runtime_scalar_compiles_in_signature_mode():
 
     program = json.loads((result.work_dir / "sim_program.json").read_text())
     assert program["functions"][0]["params"][1]["runtime"] is True
+
+
+@pl.jit
+def writes_its_input(x: pl.Tensor[[N, N], pl.FP32], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="oops"):
+        x[0:8, :] = pl.add(x[0:8, :], 1.0)
+        y[:, :] = pl.add(x[:, :], 0.0)
+    return y
+
+
+def test_a_kernel_writing_an_in_parameter_is_reported(capsys):
+    result = run(fn=writes_its_input, specs=[TensorSpec("x", [N, N], torch.float32),
+                                             TensorSpec("y", [N, N], torch.float32)])
+    assert result.passed
+    assert ("[RUN]   warning: kernel 'writes_its_input' wrote its In parameter 'x'; on the device that write is "
+            "lost (declare it pl.InOut to keep it)") in capsys.readouterr().out.splitlines()
+    x, y = torch.zeros(N, N), torch.zeros(N, N)
+    with pytest.warns(UserWarning, match=r"^kernel 'writes_its_input' wrote its In parameter 'x'; on the device"):
+        writes_its_input(x, y)
+    assert torch.all(x == 0)  # the host copy of an In parameter is never written
+    assert torch.all(y[0:8] == 1) and torch.all(y[8:] == 0)
