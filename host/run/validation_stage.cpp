@@ -21,26 +21,26 @@ OutputVerdict call_comparator(const py::handle& cmp, const std::string& label, c
                               const py::dict& expected_outputs, const py::dict& inputs, double rtol,
                               double atol) {
   OutputVerdict v;
-  py::object result;
   try {
-    result = cmp(py::cast(actual), py::cast(expected), py::arg("actual_outputs") = actual_outputs,
-                 py::arg("expected_outputs") = expected_outputs, py::arg("inputs") = inputs,
-                 py::arg("rtol") = rtol, py::arg("atol") = atol);
+    py::object result = cmp(py::cast(actual), py::cast(expected), py::arg("actual_outputs") = actual_outputs,
+                            py::arg("expected_outputs") = expected_outputs, py::arg("inputs") = inputs,
+                            py::arg("rtol") = rtol, py::arg("atol") = atol);
+    if (!py::isinstance<py::tuple>(result) || py::len(result) != 2) {
+      v.detail = "    comparator " + label + " returned " + std::string(py::repr(result)) +
+                 "; a comparator must return (ok: bool, detail: str)";
+      return v;
+    }
+    py::tuple pair = result;
+    // Inside the try: an ok that has no truth value (a multi-element tensor) fails the output.
+    v.passed = py::bool_(pair[0]);
+    v.detail = py::str(pair[1]);
   } catch (py::error_already_set& e) {
     if (e.matches(PyExc_KeyboardInterrupt)) throw;
     py::object type_name = e.type().attr("__name__");
+    v.passed = false;
     v.detail = "    comparator " + label + " raised " + std::string(py::str(type_name)) + ": " +
                std::string(py::str(e.value()));
-    return v;
   }
-  if (!py::isinstance<py::tuple>(result) || py::len(result) != 2) {
-    v.detail = "    comparator " + label + " returned " + std::string(py::repr(result)) +
-               "; a comparator must return (ok: bool, detail: str)";
-    return v;
-  }
-  py::tuple pair = result;
-  v.passed = py::bool_(pair[0]);
-  v.detail = py::str(pair[1]);
   return v;
 }
 

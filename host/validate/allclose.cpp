@@ -1,3 +1,7 @@
+// First, so that every function of this file, inline ones included, has the same options
+// (see PYPTO_GATE_KERNEL in gate_common.h).
+#pragma GCC optimize("no-trapping-math", "fp-contract=off")
+
 #include "validate/allclose.h"
 
 #include "tensor/dtype_names.h"
@@ -8,7 +12,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <mutex>
+#include <type_traits>
 
 namespace pypto_golden {
 namespace {
@@ -26,54 +32,124 @@ template <> struct Precision<int8_t> { using type = double; };
 template <> struct Precision<uint8_t> { using type = double; };
 template <> struct Precision<bool> { using type = double; };
 
+template <typename C, typename T>
+inline C load_as(T v) {
+  if constexpr (std::is_same_v<C, float>) return load_f32(v);
+  else return static_cast<C>(v);
+}
+
+// One element: its closeness and its candidate differences (-1 when |a - e| is not finite).
+template <typename C>
+struct Element {
+  bool close;
+  C abs_diff;
+  C rel_diff;
+};
+
+template <typename C>
+inline Element<C> element(C x, C y, C rtol, C atol) {
+  const C inf = std::numeric_limits<C>::infinity();
+  const C d = std::abs(x - y);
+  const bool finite = d < inf;  // false for NaN
+  const bool close = (x == y) | (finite & (d <= atol + std::abs(rtol * y)));
+  C rel = d / std::abs(y);
+  rel = d == C(0) ? C(0) : rel;
+  return {close, finite ? d : C(-1), finite ? rel : C(-1)};
+}
+
+struct Best {
+  double value = -1.0;
+  int64_t index = -1;
+  void offer(double v, int64_t i) {
+    if (i >= 0 && (index < 0 || v > value || (v == value && i < index))) {
+      value = v;
+      index = i;
+    }
+  }
+};
+
+template <typename C>
+struct BlockSummary {
+  int32_t bad;
+  C max_abs;
+  C max_rel;
+};
+
+template <typename C, typename T>
+PYPTO_GATE_KERNEL BlockSummary<C> block_pass(const T* __restrict pa, const T* __restrict pe, int64_t m, C rtol, C atol) {
+  int32_t bad = 0;
+  C max_abs = C(-1), max_rel = C(-1);
+#pragma omp simd reduction(+ : bad) reduction(max : max_abs, max_rel)
+  for (int64_t i = 0; i < m; ++i) {
+    const Element<C> el = element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol);
+    bad += el.close ? 0 : 1;
+    max_abs = max_abs > el.abs_diff ? max_abs : el.abs_diff;
+    max_rel = max_rel > el.rel_diff ? max_rel : el.rel_diff;
+  }
+  return {bad, max_abs, max_rel};
+}
+
+// One parallel pass: per block of kGateBlock elements a vectorised reduction (mismatch count,
+// greatest differences); the block is rescanned (from L1) only to list its first mismatches
+// or to locate a new greatest difference.
 template <typename T>
-void scan(const at::Tensor& actual, const at::Tensor& expected, double rtol, double atol,
-          size_t max_listed, AllcloseStats& out) {
+void scan(const T* a, const T* e, double rtol_in, double atol_in, size_t max_listed, AllcloseStats& out) {
   using C = typename Precision<T>::type;
-  const T* a = actual.data_ptr<T>();
-  const T* e = expected.data_ptr<T>();
-  const C r = static_cast<C>(rtol), t = static_cast<C>(atol);
+  const C rtol = static_cast<C>(rtol_in), atol = static_cast<C>(atol_in);
   std::mutex mu;
+  Best best_abs, best_rel;
   at::parallel_for(0, out.numel, 1 << 16, [&](int64_t begin, int64_t end) {
-    AllcloseStats local;
-    for (int64_t k = begin; k < end; ++k) {
-      const C x = static_cast<C>(a[k]);
-      const C y = static_cast<C>(e[k]);
-      const C diff = std::abs(x - y);
-      const bool close = (x == y) || (std::isfinite(diff) && diff <= t + std::abs(r * y));
-      if (std::isfinite(diff)) {
-        if (diff > local.max_abs_diff || local.max_abs_index < 0) {
-          local.max_abs_diff = diff;
-          local.max_abs_index = k;
-        }
-        const double rel = y == 0 ? (diff == 0 ? 0.0 : INFINITY) : static_cast<double>(diff) / std::abs(static_cast<double>(y));
-        if (rel > local.max_rel_diff || local.max_rel_index < 0) {
-          local.max_rel_diff = rel;
-          local.max_rel_index = k;
-        }
+    int64_t mismatches = 0;
+    std::vector<Mismatch> first;
+    C max_abs = C(-1), max_rel = C(-1);
+    int64_t abs_at = -1, rel_at = -1;
+    for (int64_t b = begin; b < end; b += kGateBlock) {
+      const int64_t m = std::min(kGateBlock, end - b);
+      const T* pa = a + b;
+      const T* pe = e + b;
+      const BlockSummary<C> sum = block_pass<C>(pa, pe, m, rtol, atol);
+      const int32_t bad = sum.bad;
+      const C block_abs = sum.max_abs, block_rel = sum.max_rel;
+      mismatches += bad;
+      if (bad && first.size() < max_listed) {
+        for (int64_t i = 0; i < m && first.size() < max_listed; ++i)
+          if (!element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol).close)
+            first.push_back({b + i, static_cast<double>(load_as<C>(pa[i])), static_cast<double>(load_as<C>(pe[i]))});
       }
-      if (close) continue;
-      if (local.first.size() < max_listed) local.first.push_back({k, static_cast<double>(a[k]), static_cast<double>(e[k])});
-      ++local.mismatches;
+      if (block_abs > max_abs) {
+        max_abs = block_abs;
+        for (int64_t i = 0; i < m; ++i)
+          if (element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol).abs_diff == block_abs) {
+            abs_at = b + i;
+            break;
+          }
+      }
+      if (block_rel > max_rel) {
+        max_rel = block_rel;
+        for (int64_t i = 0; i < m; ++i)
+          if (element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol).rel_diff == block_rel) {
+            rel_at = b + i;
+            break;
+          }
+      }
     }
     std::lock_guard<std::mutex> lock(mu);
-    out.mismatches += local.mismatches;
-    out.first.insert(out.first.end(), local.first.begin(), local.first.end());
-    auto better = [](double v, int64_t i, double best, int64_t best_i) {
-      return i >= 0 && (best_i < 0 || v > best || (v == best && i < best_i));
-    };
-    if (better(local.max_abs_diff, local.max_abs_index, out.max_abs_diff, out.max_abs_index)) {
-      out.max_abs_diff = local.max_abs_diff;
-      out.max_abs_index = local.max_abs_index;
-    }
-    if (better(local.max_rel_diff, local.max_rel_index, out.max_rel_diff, out.max_rel_index)) {
-      out.max_rel_diff = local.max_rel_diff;
-      out.max_rel_index = local.max_rel_index;
-    }
+    out.mismatches += mismatches;
+    out.first.insert(out.first.end(), first.begin(), first.end());
+    best_abs.offer(static_cast<double>(max_abs), abs_at);
+    best_rel.offer(static_cast<double>(max_rel), rel_at);
   });
   std::sort(out.first.begin(), out.first.end(),
             [](const Mismatch& x, const Mismatch& y) { return x.flat_index < y.flat_index; });
   if (out.first.size() > max_listed) out.first.resize(max_listed);
+  if (best_abs.index >= 0) {
+    out.max_abs_diff = best_abs.value;
+    out.max_abs_index = best_abs.index;
+  }
+  if (best_rel.index >= 0) {
+    out.max_rel_diff = best_rel.value;
+    out.max_rel_index = best_rel.index;
+  }
 }
 
 std::string element_text(double v, c10::ScalarType dtype) {
@@ -82,38 +158,19 @@ std::string element_text(double v, c10::ScalarType dtype) {
   return python_float_repr(v);
 }
 
-std::string index_text(int64_t flat, c10::IntArrayRef shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  return python_shape_repr(idx);
-}
-
 }  // namespace
 
 AllcloseStats allclose_stats(const at::Tensor& actual_in, const at::Tensor& expected_in, double rtol,
                              double atol, size_t max_listed) {
-  at::Tensor actual = actual_in.contiguous();
-  at::Tensor expected = expected_in.contiguous();
+  at::Tensor actual = cpu_contiguous(actual_in);
+  at::Tensor expected = cpu_contiguous(expected_in);
   AllcloseStats stats;
   stats.numel = actual.numel();
   if (stats.numel == 0) return stats;
-  switch (actual.scalar_type()) {
-    case at::kFloat: scan<float>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kDouble: scan<double>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kHalf: scan<c10::Half>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kBFloat16: scan<c10::BFloat16>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kLong: scan<int64_t>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kInt: scan<int32_t>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kShort: scan<int16_t>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kChar: scan<int8_t>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kByte: scan<uint8_t>(actual, expected, rtol, atol, max_listed, stats); break;
-    case at::kBool: scan<bool>(actual, expected, rtol, atol, max_listed, stats); break;
-    default:
-      throw std::invalid_argument("allclose: unsupported dtype " + torch_dtype_repr(actual.scalar_type()));
-  }
+  dispatch_gate_type(actual.scalar_type(), "allclose", [&](auto tag) {
+    using T = decltype(tag);
+    scan<T>(actual.data_ptr<T>(), expected.data_ptr<T>(), rtol, atol, max_listed, stats);
+  });
   return stats;
 }
 
@@ -146,9 +203,9 @@ GateResult allclose_gate(const std::string& name, const at::Tensor& actual, cons
                   " atol=" + python_float_repr(atol) + "\n";
   if (s.max_abs_index >= 0) {
     d += "    Greatest absolute difference: " + python_float_repr(s.max_abs_diff) + " at index " +
-         index_text(s.max_abs_index, actual.sizes()) + "\n";
+         unravel_text(s.max_abs_index, actual.sizes()) + "\n";
     d += "    Greatest relative difference: " + python_float_repr(s.max_rel_diff) + " at index " +
-         index_text(s.max_rel_index, actual.sizes()) + "\n";
+         unravel_text(s.max_rel_index, actual.sizes()) + "\n";
   }
   d += "    first " + std::to_string(s.first.size()) + " mismatches:";
   for (const auto& m : s.first)

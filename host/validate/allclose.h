@@ -2,7 +2,7 @@
 // in one parallel pass without full-size temporaries. NaN never matches; equal infinities do.
 #pragma once
 
-#include <ATen/core/Tensor.h>
+#include "validate/gate_common.h"
 
 #include <cstdint>
 #include <string>
@@ -20,7 +20,9 @@ struct AllcloseStats {
   int64_t numel = 0;
   int64_t mismatches = 0;
   std::vector<Mismatch> first;  // lowest flat indices first, at most `max_listed`
-  // Greatest finite differences over all elements (index -1 when none is finite).
+  // Greatest finite differences over all elements (index -1 when none is finite), lowest
+  // index on ties, in the comparison's precision (float32 for float32 and the 16-bit floats).
+  // The relative difference is |a - e| / |e| (inf where e = 0 and a != e).
   double max_abs_diff = 0.0;
   int64_t max_abs_index = -1;
   double max_rel_diff = 0.0;
@@ -30,11 +32,6 @@ struct AllcloseStats {
 // Counts mismatches of two tensors of equal shape and dtype.
 AllcloseStats allclose_stats(const at::Tensor& actual, const at::Tensor& expected, double rtol,
                              double atol, size_t max_listed = 20);
-
-struct GateResult {
-  bool passed = false;
-  std::string detail;  // the failure report block (empty on pass)
-};
 
 // Default gate with the harness report:
 //   '<name>' FAIL  shape=(4,) dtype=torch.float32

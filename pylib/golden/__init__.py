@@ -25,6 +25,13 @@ from golden.bench import BenchStats  # noqa: E402
 from golden.result import RunResult  # noqa: E402
 from golden.runner import run, run_jit  # noqa: E402
 from golden.spec import ScalarSpec, TensorSpec  # noqa: E402
+from golden.validation import (  # noqa: E402
+    error_distribution,
+    mapped_pool_ratio_allclose,
+    ratio_allclose,
+    ratio_reldiff,
+    topk_pair_compare,
+)
 
 __version__ = native.__version__
 
@@ -40,6 +47,11 @@ __all__ = [
     "ScalarSpec",
     "SpecError",
     "TensorSpec",
+    "error_distribution",
+    "mapped_pool_ratio_allclose",
+    "ratio_allclose",
+    "ratio_reldiff",
     "run",
     "run_jit",
+    "topk_pair_compare",
 ]

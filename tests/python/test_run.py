@@ -142,6 +142,13 @@ def test_custom_comparators(capsys):
     shaped = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={"y": wrong_shape})
     assert shaped.error.endswith("    comparator wrong_shape returned True; a comparator must return (ok: bool, detail: str)")
 
+    def ambiguous(actual, expected, **kw):
+        return actual == expected, "elementwise"
+
+    vague = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={"y": ambiguous})
+    assert vague.error.endswith("    comparator ambiguous raised RuntimeError: Boolean value of Tensor with more "
+                                "than one value is ambiguous")
+
 
 def test_init_values():
     given = torch.full((N, N), 2.0, dtype=torch.float64)
