@@ -12,17 +12,7 @@ namespace pypto_golden::sim {
 
 void Expr::eval_into(Frame& frame, const at::Tensor& dst) const { assign_into(eval(frame), dst); }
 
-void assign_into(const Value& v, const at::Tensor& dst) {
-  const at::Tensor& src = v.as_tensor("the value written");
-  if (!src.sizes().equals(dst.sizes()))
-    throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) +
-                      " but the window has shape " + python_shape_repr(dst.sizes()));
-  if (src.scalar_type() != dst.scalar_type())
-    throw KernelError("the value written is " + pypto_name(src.scalar_type()) +
-                      " but the tensor is " + pypto_name(dst.scalar_type()) +
-                      "; convert it with pl.cast first");
-  const_cast<at::Tensor&>(dst).copy_(src);
-}
+void assign_into(const Value& v, const at::Tensor& dst) { assign_value(v, dst); }
 
 Value VarExpr::eval(Frame& frame) const {
   const Value& v = frame.slots[static_cast<size_t>(slot_)];
@@ -112,6 +102,7 @@ Value BinOpExpr::eval(Frame& frame) const {
     if (!tensor_op_)
       throw KernelError("operator '" + symbol_ + "' is not supported on tensors by this simulator");
     OpArgs args;
+    args.device = frame.device;
     args.positional.push_back(std::move(a));
     args.positional.push_back(std::move(b));
     return tensor_op_->fn(args);
@@ -127,25 +118,32 @@ Value UnaryExpr::eval(Frame& frame) const {
   if (is_not_) return Value::from_bool(!v.truthy("the operand of 'not'"));
   if (v.kind == Value::Kind::Float) return Value::from_float(-v.f, v.stype);
   if (v.kind == Value::Kind::Int || v.kind == Value::Kind::Bool) return Value::from_int(-v.i, v.stype == c10::kBool ? c10::kLong : v.stype);
-  if (v.is_tensor()) return Value::from_tensor(at::neg(v.tensor));
+  if (v.is_tensor()) {
+    // Through the op table, so dtype checks and valid regions apply as for pl.neg.
+    OpArgs args;
+    args.device = frame.device;
+    args.positional.push_back(std::move(v));
+    return neg_op_->fn(args);
+  }
   throw KernelError("unary '-' needs a scalar or a tensor, got " + v.describe());
 }
 
 Value SubscriptExpr::eval(Frame& frame) const {
   Value base = base_->eval(frame);
   const at::Tensor& t = base.as_tensor(("the base of " + text_).c_str());
-  Window w = resolve_window(t, items_, frame, text_);
+  Window w = resolve_window(base, items_, frame, text_);
   if (w.all_indexed) {
     c10::ScalarType st = t.scalar_type();
     if (at::isFloatingType(st)) return Value::from_float(w.view.item<double>(), st);
     if (st == at::kBool) return Value::from_bool(w.view.item<bool>());
     return Value::from_int(w.view.item<int64_t>(), st);
   }
-  return Value::from_tensor(std::move(w.view));
+  return w.value();
 }
 
 OpArgs CallExpr::evaluate_args(Frame& frame) const {
   OpArgs args;
+  args.device = frame.device;
   args.positional.reserve(args_.size());
   for (const auto& a : args_) args.positional.push_back(a->eval(frame));
   for (const auto& kv : kwargs_) args.keywords.emplace_back(kv.first, kv.second->eval(frame));

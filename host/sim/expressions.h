@@ -49,12 +49,14 @@ class BinOpExpr : public Expr {
 
 class UnaryExpr : public Expr {
  public:
-  UnaryExpr(bool is_not, ExprPtr operand) : is_not_(is_not), operand_(std::move(operand)) {}
+  UnaryExpr(bool is_not, ExprPtr operand)
+      : is_not_(is_not), operand_(std::move(operand)), neg_op_(op_table().find("neg")) {}
   Value eval(Frame& frame) const override;
 
  private:
   bool is_not_;
   ExprPtr operand_;
+  const OpDef* neg_op_;
 };
 
 class SubscriptExpr : public Expr {
@@ -95,8 +97,7 @@ class SequenceExpr : public Expr {
   std::vector<ExprPtr> items_;
 };
 
-// Copies a tensor value into a same-shape, same-dtype destination view; `what` names the
-// destination in messages.
+// Writes a tensor value into a destination view (its valid region; see assign_value).
 void assign_into(const Value& v, const at::Tensor& dst);
 
 }  // namespace pypto_golden::sim

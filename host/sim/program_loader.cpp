@@ -170,7 +170,7 @@ class Loader {
     if (dtype == "dtype") {
       auto t = scalar_type_from_pypto(str(v, "v"));
       if (!t) fail(where_ + "unknown dtype '" + v.get<std::string>() + "'");
-      return Value::from_dtype(*t);
+      return Value::from_dtype_name(v.get<std::string>());  // keeps uint32 apart from int64
     }
     if (dtype == "bool") return Value::from_bool(v.get<bool>());
     auto t = scalar_type_from_pypto(dtype);

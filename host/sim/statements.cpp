@@ -99,8 +99,8 @@ void UnpackStmt::exec(Frame& frame) const {
 
 void WriteStmt::exec(Frame& frame) const {
   const Value& target = frame.slots[static_cast<size_t>(target_)];
-  const at::Tensor& t = target.as_tensor(("the target of " + text_).c_str());
-  Window w = resolve_window(t, items_, frame, text_);
+  target.as_tensor(("the target of " + text_).c_str());
+  Window w = resolve_window(target, items_, frame, text_);
   if (w.all_indexed)
     throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
   value_->eval_into(frame, w.view);

@@ -38,6 +38,28 @@ Value Value::from_tensor(at::Tensor t) {
   return out;
 }
 
+Value Value::from_tensor(at::Tensor t, std::vector<int64_t> valid_shape) {
+  Value out;
+  out.kind = Kind::Tensor;
+  bool full = static_cast<int64_t>(valid_shape.size()) == t.dim();
+  for (size_t k = 0; full && k < valid_shape.size(); ++k) full = valid_shape[k] == t.size(static_cast<int64_t>(k));
+  if (!full) out.valid = std::move(valid_shape);
+  out.tensor = std::move(t);
+  return out;
+}
+
+std::vector<int64_t> Value::valid_shape() const {
+  if (!valid.empty()) return valid;
+  return tensor.defined() ? tensor.sizes().vec() : std::vector<int64_t>{};
+}
+
+at::Tensor Value::valid_view() const {
+  if (valid.empty()) return tensor;
+  at::Tensor v = tensor;
+  for (size_t k = 0; k < valid.size(); ++k) v = v.narrow(static_cast<int64_t>(k), 0, valid[k]);
+  return v;
+}
+
 Value Value::from_string(std::string s) {
   Value out;
   out.kind = Kind::Str;
@@ -50,6 +72,21 @@ Value Value::from_dtype(c10::ScalarType t) {
   out.kind = Kind::DType;
   out.stype = t;
   return out;
+}
+
+Value Value::from_dtype_name(const std::string& name) {
+  Value out;
+  out.kind = Kind::DType;
+  auto t = scalar_type_from_pypto(name);
+  if (!t) throw KernelError("unknown dtype '" + name + "'");
+  out.stype = *t;
+  out.str = std::make_shared<const std::string>(name);
+  return out;
+}
+
+std::string Value::dtype_name() const {
+  if (kind == Kind::DType && str) return *str;
+  return pypto_name(stype);
 }
 
 Value Value::tuple(std::vector<Value> items) {
@@ -107,8 +144,12 @@ std::string Value::describe() const {
     case Kind::Int: return "scalar " + pypto_name(stype) + " " + std::to_string(i);
     case Kind::Float: return "scalar " + pypto_name(stype) + " " + python_float_repr(f);
     case Kind::Bool: return std::string("scalar bool ") + (i ? "True" : "False");
-    case Kind::Tensor:
-      return "tensor " + pypto_name(tensor.scalar_type()) + " " + python_shape_repr(tensor.sizes());
+    case Kind::Tensor: {
+      std::string out = "tensor " + pypto_name(tensor.scalar_type()) + " " + python_shape_repr(tensor.sizes());
+      if (!valid.empty()) out += " valid " + python_shape_repr(valid);
+      return out;
+    }
+    case Kind::DType: return "dtype " + dtype_name();
     case Kind::Str: return "string '" + *str + "'";
     default: return kind_name(kind);
   }

@@ -22,19 +22,34 @@ struct Value {
   at::Tensor tensor;
   std::shared_ptr<const std::string> str;
   std::shared_ptr<const std::vector<Value>> items;
+  // Tensors only: the valid region, one extent per axis, anchored at the origin
+  // (pl-subset §1.3). Empty = the whole tensor is valid (the common case, free to copy).
+  std::vector<int64_t> valid;
 
   static Value none() { return Value{}; }
   static Value from_int(int64_t v, c10::ScalarType t = c10::kLong);
   static Value from_float(double v, c10::ScalarType t = c10::kFloat);
   static Value from_bool(bool v);
   static Value from_tensor(at::Tensor t);
+  // A tensor with a valid region; a region equal to the shape is stored as "fully valid".
+  static Value from_tensor(at::Tensor t, std::vector<int64_t> valid_shape);
   static Value from_string(std::string s);
   static Value from_dtype(c10::ScalarType t);
+  // A dtype by PyPTO name ("uint32"): keeps the name in `str`, since some PyPTO dtypes share
+  // an ATen storage type (uint32 and int64 are both stored as int64).
+  static Value from_dtype_name(const std::string& pypto_name);
   static Value tuple(std::vector<Value> items);
   static Value list(std::vector<Value> items);
 
   bool is_scalar() const { return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool; }
   bool is_tensor() const { return kind == Kind::Tensor; }
+  // Tensors: whether every element is valid, and the valid extents (the shape when fully valid).
+  bool fully_valid() const { return valid.empty(); }
+  std::vector<int64_t> valid_shape() const;
+  // The valid region as a view of the tensor (the tensor itself when fully valid).
+  at::Tensor valid_view() const;
+  // DType values: the PyPTO name ("uint32" when it was given by name, else from the ATen type).
+  std::string dtype_name() const;
 
   // Scalar accessors; throw KernelError naming `what` when the value is not a scalar.
   int64_t as_int(const char* what) const;

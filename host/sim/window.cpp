@@ -1,12 +1,24 @@
 #include "sim/window.h"
 
 #include "sim/kernel_error.h"
+#include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
+
+#include <ATen/core/LegacyTypeDispatch.h>
+
+#include <algorithm>
 
 namespace pypto_golden::sim {
 
 Window resolve_window(const at::Tensor& tensor, const std::vector<IndexItem>& items,
                       Frame& frame, const std::string& text) {
+  return resolve_window(Value::from_tensor(tensor), items, frame, text);
+}
+
+Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Frame& frame,
+                      const std::string& text) {
+  at::AutoDispatchBelowADInplaceOrView no_autograd;  // windows never need view tracking
+  const at::Tensor& tensor = base.tensor;
   const int64_t rank = tensor.dim();
   if (static_cast<int64_t>(items.size()) > rank)
     throw KernelError(text + " has " + std::to_string(items.size()) + " indices but the tensor has rank " +
@@ -14,6 +26,8 @@ Window resolve_window(const at::Tensor& tensor, const std::vector<IndexItem>& it
   Window w;
   w.view = tensor;
   w.all_indexed = static_cast<int64_t>(items.size()) == rank;
+  const bool partial = !base.fully_valid();
+  std::vector<int64_t> valid;
   int64_t axis = 0;  // axis of w.view being cut next
   for (size_t k = 0; k < items.size(); ++k) {
     const IndexItem& item = items[k];
@@ -27,6 +41,7 @@ Window resolve_window(const at::Tensor& tensor, const std::vector<IndexItem>& it
                           std::to_string(lo) + ":" + std::to_string(hi) + "] but the extent is " +
                           std::to_string(extent) + " (shape " + python_shape_repr(tensor.sizes()) + ")");
       w.view = w.view.narrow(axis, lo, hi - lo);
+      if (partial) valid.push_back(std::clamp<int64_t>(base.valid[k] - lo, 0, hi - lo));
       ++axis;
     } else {
       int64_t i = item.index->eval(frame).as_int("an index");
@@ -37,7 +52,41 @@ Window resolve_window(const at::Tensor& tensor, const std::vector<IndexItem>& it
       w.view = w.view.select(axis, i);
     }
   }
+  if (partial && !w.all_indexed) {
+    for (size_t k = items.size(); k < static_cast<size_t>(rank); ++k) valid.push_back(base.valid[k]);
+    bool full = true;
+    for (size_t k = 0; k < valid.size(); ++k) full = full && valid[k] == w.view.size(static_cast<int64_t>(k));
+    if (!full) w.valid = std::move(valid);
+  }
   return w;
+}
+
+void assign_value(const Value& v, const at::Tensor& dst) {
+  const at::Tensor& src = v.as_tensor("the value written");
+  if (src.scalar_type() != dst.scalar_type())
+    throw KernelError("the value written is " + pypto_name(src.scalar_type()) + " but the tensor is " +
+                      pypto_name(dst.scalar_type()) + "; convert it with pl.cast first");
+  at::AutoDispatchBelowADInplaceOrView no_autograd;
+  at::Tensor& out = const_cast<at::Tensor&>(dst);
+  if (v.fully_valid()) {
+    if (!src.sizes().equals(dst.sizes()))
+      throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) +
+                        " but the window has shape " + python_shape_repr(dst.sizes()));
+    if (!src.is_same(dst)) out.copy_(src);
+    return;
+  }
+  at::Tensor region = v.valid_view();
+  if (region.sizes().equals(dst.sizes())) {  // the window is the valid region
+    out.copy_(region);
+    return;
+  }
+  if (!src.sizes().equals(dst.sizes()))
+    throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) + " (valid region " +
+                      python_shape_repr(v.valid) + ") but the window has shape " +
+                      python_shape_repr(dst.sizes()));
+  at::Tensor target = dst;
+  for (size_t k = 0; k < v.valid.size(); ++k) target = target.narrow(static_cast<int64_t>(k), 0, v.valid[k]);
+  target.copy_(region);
 }
 
 }  // namespace pypto_golden::sim

@@ -314,7 +314,7 @@ def test_module_constants_shape_and_dtype_fold(tmp_path, builds):
         {"s": "assign", "line": L("last ="), "slot": 4, "value": c("int64", 32)},
         {"s": "assign", "line": L("t = x.dtype"), "slot": 5, "value": c("dtype", "bfloat16")},
         {"s": "for", "line": L("for i"), "kind": "range", "var": 6, "start": c("int64", 0),
-         "stop": {"e": "binop", "op": "floordiv", "lhs": c("int64", 128), "rhs": c("int64", 64)},
+         "stop": c("int64", 2),  # x.shape[0] // TILE folds
          "step": c("int64", 1), "body": [
              {"s": "at", "line": L("with pl.at"), "name": "blk", "body": [
                  {"s": "write", "line": L("y[i"), "target": 1, "index": window,
@@ -342,7 +342,8 @@ def test_string_annotations_and_closure(tmp_path, builds):
             @pl.jit
             def k(x: pl.Tensor[[n], pl.INT32], s: pl.Scalar[pl.INT32],
                   y: pl.InOut[pl.Tensor[[n], pl.INT32]]):
-                y[0:n] = pl.add(x[0:n], s)
+                with pl.at(level=pl.Level.CORE_GROUP):
+                    y[0:n] = pl.add(x[0:n], s)
             return k
 
         k = make(16)
@@ -357,15 +358,17 @@ def test_string_annotations_and_closure(tmp_path, builds):
         {"name": "y", "kind": "tensor", "direction": "InOut", "shape": [16], "dtype": "int32"},
     ]
     window = [{"k": "slice", "lo": c("int64", 0), "hi": c("int64", 16)}]
-    assert fn["body"] == [{"s": "write", "line": line_of(src, "y[0:n]"), "target": 2,
-                           "index": window, "text": "y[0:n]",
-                           "value": {"e": "call", "op": "add", "kwargs": {}, "args": [
-                               {"e": "subscript", "base": var(0), "index": window,
-                                "text": "x[0:n]"}, var(1)]}}]
+    assert fn["body"] == [{"s": "at", "line": line_of(src, "with pl.at"), "name": None, "body": [
+        {"s": "write", "line": line_of(src, "y[0:n]"), "target": 2, "index": window,
+         "text": "y[0:n]",
+         "value": {"e": "call", "op": "add", "kwargs": {}, "args": [
+             {"e": "subscript", "base": var(0), "index": window, "text": "x[0:n]"},
+             var(1)]}}]}]
     meta = json.loads((prog.output_dir / "compiled_meta.json").read_text())
     assert meta["num_return_types"] == 0
     specialised = mod.k.compile(s=7)
-    assert specialised.program["functions"][0]["body"][0]["value"]["args"][1] == c("int32", 7)
+    assert specialised.program["functions"][0]["body"][0]["body"][0]["value"]["args"][1] == \
+        c("int32", 7)
 
 
 def test_runtime_loop_bounds_if_augassign_and_tuple_return(tmp_path, builds):
@@ -422,16 +425,18 @@ def test_rebound_specialised_scalar_is_seeded_in_a_prologue(tmp_path, builds):
     fn = mod.k.compile(torch.zeros(8), 5).program["functions"][0]
     assert fn["body"] == [
         {"s": "assign", "line": 4, "slot": 1, "value": c("int32", 5)},
-        {"s": "assign", "line": 5, "slot": 1,
-         "value": {"e": "binop", "op": "mul", "lhs": var(1), "rhs": c("int64", 2)}},
+        {"s": "assign", "line": 5, "slot": 1, "value": c("int64", 10)},  # 5 * 2 folds
     ]
 
 
 # ---------------------------------------------------------------- compile errors
 
+LOOPS = "pl.range(...), pl.parallel(...), pl.unroll(...), pl.pipeline(...) or pl.spmd(...)"
+
 ERROR_CASES = [
-    ("unknown_op", "y[0:8] = pl.mul(x, x)", "y[0:8] =",
-     "unknown op 'pl.mul' (known ops: pl.add)"),
+    ("unknown_op", "y[0:8] = pl.frobnicate(x, x)", "y[0:8] =", "unknown op 'pl.frobnicate'"),
+    ("unknown_op_hint", "y[0:8] = pl.ad(x, x)", "y[0:8] =",
+     "unknown op 'pl.ad' (did you mean pl.add?)"),
     ("arity_few", "y[0:8] = pl.add(x)", "y[0:8] =",
      "pl.add() takes 2 arguments (lhs, rhs), got 1"),
     ("arity_many", "y[0:8] = pl.add(x, x, x)", "y[0:8] =",
@@ -439,14 +444,21 @@ ERROR_CASES = [
     ("op_keyword", "y[0:8] = pl.add(x, x, mode=1)", "y[0:8] =",
      "pl.add() got an unexpected keyword argument 'mode'"),
     ("plain_range", "for i in range(4):\n        pass", "for i",
-     "plain Python 'range' is not allowed as a kernel loop; use pl.range(...) or "
-     "pl.parallel(...)"),
+     "plain Python 'range' is not allowed as a kernel loop; use %s" % LOOPS),
     ("other_iterator", "for i in [1, 2]:\n        pass", "for i",
-     "a kernel for-loop must iterate over pl.range(...) or pl.parallel(...), got '[1, 2]'"),
+     "a kernel for-loop must iterate over %s, got '[1, 2]'" % LOOPS),
     ("loop_arity", "for i in pl.parallel(0, 8, 1, 2):\n        pass", "for i",
      "pl.parallel() takes 1 to 3 arguments (start, stop, step), got 4"),
-    ("loop_keyword", "for i in pl.range(8, init_values=(x,)):\n        pass", "for i",
-     "pl.range(): keyword argument 'init_values' is not supported yet"),
+    ("loop_keyword", "for i in pl.parallel(8, init_values=(x,)):\n        pass", "for i",
+     "pl.parallel() got an unexpected keyword argument 'init_values'"),
+    ("loop_init_target", "for i in pl.range(8, init_values=(x,)):\n        pass", "for i",
+     "pl.range() with init_values=: the loop target must be 'i, (a, b, ...)', got 'i'"),
+    ("loop_init_count", "for i, (a, b) in pl.range(8, init_values=(x,)):\n        pass",
+     "for i", "pl.range(): 1 init_values for 2 carried names"),
+    ("spmd_arity", "for i in pl.spmd(0, 4):\n        pass", "for i",
+     "pl.spmd() takes 1 positional argument (core_num), got 2"),
+    ("pipeline_stage", "for i in pl.pipeline(8, stage=x):\n        pass", "for i",
+     "pl.pipeline(): stage must be a positive compile-time int, got 'x'"),
     ("while", "while True:\n        pass", "while",
      "unsupported syntax in a kernel: 'while' loop"),
     ("lambda", "f = lambda v: v", "f =", "unsupported syntax in a kernel: lambda"),
@@ -457,27 +469,70 @@ ERROR_CASES = [
      "the target of a subscript assignment must be a plain tensor name, got 'y[0:8]'"),
     ("undefined", "t = missing_name + 1", "t =", "name 'missing_name' is not defined"),
     ("python_call", "print(x)", "print", "call to 'print' is not supported in a kernel: "
-     "only pl.<op>(...) calls are allowed"),
+     "only pl.<op>(...) calls and calls of @pl.jit.inline / @pl.jit.incore functions are "
+     "allowed"),
     ("loop_as_value", "t = pl.range(4)", "t =",
      "pl.range(...) can only be used as a for-loop iterator"),
     ("with_other", "with open('f'):\n        pass", "with",
-     "a kernel 'with' statement must be 'with pl.at(...)'"),
-    ("at_keyword", "with pl.at(deps=[]):\n        pass", "with",
-     "pl.at() got an unexpected keyword argument 'deps'"),
+     "a kernel 'with' statement must be 'with pl.at(...)', 'with pl.spmd(...)', "
+     "'with pl.scope()' or 'with pl.manual_scope()'"),
+    ("at_keyword", "with pl.at(deps=[], bogus=1):\n        pass", "with",
+     "pl.at() got an unexpected keyword argument 'bogus'"),
+    ("at_as_target", "with pl.at() as (a, b):\n        pass", "with",
+     "pl.at(): the 'as' target must be a plain name, got '(a, b)'"),
     ("slice_step", "t = x[0:8:2]", "t =",
      "slice steps are not supported in kernel subscripts ('x[0:8:2]')"),
     ("module_value", "t = pl", "t =",
      "'pl' is a module and cannot be used as a value in a kernel (only int, float, bool, "
-     "str and pl dtype values are folded)"),
-    ("namespaced_op", "y[0:8] = pl.tensor.add(x, x)", "y[0:8] =",
-     "unknown op 'pl.tensor.add' (known ops: pl.add)"),
+     "str, pl dtype and enum values and lists of them are folded)"),
+    ("namespaced_op", "y[0:8] = pl.tensor.frobnicate(x, x)", "y[0:8] =",
+     "unknown op 'pl.tensor.frobnicate'"),
     ("method_call", "t = x.view(8)", "t =",
-     "call to 'x.view' is not supported in a kernel: only pl.<op>(...) calls are allowed"),
+     "call to 'x.view' is not supported in a kernel: only pl.<op>(...) calls and calls of "
+     "@pl.jit.inline / @pl.jit.incore functions are allowed"),
     ("undefined_attribute", "t = pl.FP33", "t =", "'pl.FP33' is not defined"),
     ("attribute_of_view", "t = x[0:4].shape", "t =",
      "attribute 'x[0:4].shape' is not supported in a kernel"),
-    ("shape_of_rebound", "x = pl.add(x, 1.0)\n    t = x.shape", "t =",
-     "'x.shape': 'x' is reassigned in the kernel, so its shape is not known at compile time"),
+    ("dtype_of_carried", "for i in pl.range(2):\n        t = x.dtype\n        x = x[0:4]",
+     "t =", "'x.dtype': the dtype of 'x' is not known at compile time"),
+    ("shape_of_scalar", "n = 3\n    t = n.shape", "t =", "'n.shape': 'n' is a scalar"),
+    ("shape_index", "t = x.shape[5]", "t =", "'x.shape[5]': index 5 out of range for a 1-d tensor"),
+    ("op_outside_incore", "y[0:8] = pl.add(x, x)", "y[0:8] =",
+     "pl.add() is a tensor op and must be inside an InCore region ('with pl.at(...)', a pl.spmd "
+     "body or a @pl.jit.incore function); outside one only pl.create_tensor, pl.read, "
+     "pl.write, pl.slice, pl.reshape, pl.transpose, pl.assemble, pl.tensor.dim and "
+     "subscripts are allowed"),
+    ("namespaced_op_outside_incore", "y[0:8] = pl.tile.add(x, 1.0)", "y[0:8] =",
+     "pl.tile.add() is a tensor op and must be inside an InCore region ('with pl.at(...)', a "
+     "pl.spmd body or a @pl.jit.incore function); outside one only pl.create_tensor, "
+     "pl.read, pl.write, pl.slice, pl.reshape, pl.transpose, pl.assemble, pl.tensor.dim and "
+     "subscripts are allowed"),
+    ("arithmetic_outside_incore", "t = x * 2.0", "t =",
+     "tensor arithmetic 'x * 2.0' must be inside an InCore region ('with pl.at(...)', a "
+     "pl.spmd body or a @pl.jit.incore function)"),
+    ("tensor_floordiv", "with pl.at():\n        t = x // 2", "t =",
+     "operator '//' is not supported on tensors ('x // 2')"),
+    ("yield_outside", "t = pl.yield_(x)", "t =",
+     "pl.yield_() must be inside a pl.range(..., init_values=...) loop or an if/else branch"),
+    ("yield_in_expression", "t = pl.add(pl.yield_(x), x)", "t =",
+     "pl.yield_(...) must be a statement of its own or the whole right-hand side of an "
+     "assignment"),
+    ("yield_count", "for i, (a,) in pl.range(8, init_values=(x,)):\n        a = pl.yield_(a, a)",
+     "a = pl.yield_", "pl.yield_() gives 2 value(s) but the loop carries 1"),
+    ("yield_if_unassigned", "if x[0] > 0:\n        pl.yield_(x)", "pl.yield_",
+     "pl.yield_() in an if/else branch must assign its values ('x = pl.yield_(...)')"),
+    ("block_idx_args", "t = pl.get_block_idx(1)", "t =", "pl.get_block_idx() takes no arguments"),
+    ("static_assert", "pl.static_assert(x.shape[0] == 9, 'need 9 rows')", "static_assert",
+     "static assertion failed: need 9 rows"),
+    ("static_assert_runtime", "pl.static_assert(x[0] > 0)", "static_assert",
+     "pl.static_assert(): 'x[0] > 0' is not known at compile time"),
+    ("is_runtime", "t = x is None", "t =",
+     "'x is None': 'is' / 'is not' only compare compile-time values"),
+    ("write_scalar", "n = 3\n    n[0] = 1", "n[0]", "'n' is a scalar and cannot be subscripted"),
+    ("dim_axis", "t = pl.tensor.dim(x, 2)", "t =",
+     "'pl.tensor.dim(x, 2)': axis 2 out of range for a 1-d tensor"),
+    ("scope_args", "with pl.scope(1):\n        pass", "with",
+     "pl.scope() takes no positional arguments"),
     ("return_count", "if 1:\n        return x\n    return x, y", "return x, y",
      "this return gives 2 value(s) but an earlier one gives 1"),
 ]
@@ -660,7 +715,16 @@ def test_jit_decorator_forms():
     assert isinstance(pl.jit(auto_scope=False)(k), JITFunction)
     with pytest.raises(TypeError, match=r"pl.jit\(\) got an unexpected keyword argument 'nope'"):
         pl.jit(nope=1)
-    for name in ("inline", "incore", "host"):
+    assert repr(pl.jit.inline(k)) == "JITFunction('k', func_type='inline')"
+    assert repr(pl.jit.incore(k)) == "JITFunction('k', func_type='incore')"
+    assert pl.jit.incore(level=pl.Level.AIC)(k)._level is pl.Level.AIC
+    with pytest.raises(TypeError, match=r"pl.jit.incore\(\) got an unexpected keyword argument "
+                                        r"'auto_scope'"):
+        pl.jit.incore(auto_scope=True)
+    with pytest.raises(TypeError, match=r"'k' is a @pl.jit.inline function: it is spliced into "
+                                        r"the kernels that call it and cannot be compiled"):
+        pl.jit.inline(k).compile()
+    for name in ("host", "opaque", "extern"):
         with pytest.raises(NotImplementedError, match=r"@pl.jit.%s is not supported" % name):
             getattr(pl.jit, name)(k)
 

@@ -1,71 +1,220 @@
-// Elementwise ops. Results keep the dtype of the first (tensor) operand: the hardware has
-// no implicit promotion, so mixed dtypes are a kernel error rather than a silent upcast.
-#include "sim/kernel_error.h"
-#include "sim/ops/op_table.h"
-#include "tensor/dtype_names.h"
+// Elementwise ops (pl-subset §2.4). Results keep the dtype of the first (tensor) operand:
+// the hardware has no implicit promotion, so mixed dtypes are a kernel error rather than a
+// silent upcast. A scalar right-hand side selects the scalar form (adds, muls, ...).
+#include "sim/ops/op_util.h"
 
-#include <ATen/ATen.h>
-#include <ATen/MemoryOverlap.h>
 #include <ATen/ScalarOps.h>
+
+#include <cmath>
 
 namespace pypto_golden::sim {
 namespace {
+
+using ops::Dest;
+
+enum class Bin { Add, Sub, Mul, Div, Max, Min };
+
+const char* bin_name(Bin op) {
+  switch (op) {
+    case Bin::Add: return "add";
+    case Bin::Sub: return "sub";
+    case Bin::Mul: return "mul";
+    case Bin::Div: return "div";
+    case Bin::Max: return "maximum";
+    case Bin::Min: return "minimum";
+  }
+  return "?";
+}
 
 c10::Scalar scalar_operand(const char* op, const at::Tensor& lhs, const Value& rhs) {
   bool lhs_float = at::isFloatingType(lhs.scalar_type());
   if (rhs.kind == Value::Kind::Float) {
     if (!lhs_float)
-      throw KernelError(std::string(op) + ": cannot combine a " + pypto_name(lhs.scalar_type()) +
+      throw KernelError(std::string("pl.") + op + ": cannot combine a " + ops::dtype_str(lhs.scalar_type()) +
                         " tensor with a float scalar; cast one side with pl.cast");
     return c10::Scalar(rhs.f);
   }
-  return c10::Scalar(rhs.as_int(op));
+  if (lhs_float) return c10::Scalar(static_cast<double>(rhs.i));
+  return c10::Scalar(rhs.i);
 }
 
-void check_tensor_operands(const char* op, const at::Tensor& lhs, const at::Tensor& rhs) {
-  if (lhs.scalar_type() != rhs.scalar_type())
-    throw KernelError(std::string(op) + ": operand dtypes differ (" + pypto_name(lhs.scalar_type()) +
-                      " vs " + pypto_name(rhs.scalar_type()) + "); cast one side with pl.cast");
+// Two scalars: plain scalar arithmetic in the wider of the two (int64 / fp32 literals).
+Value scalar_binary(Bin op, const Value& a, const Value& b) {
+  const char* name = bin_name(op);
+  bool is_float = a.kind == Value::Kind::Float || b.kind == Value::Kind::Float;
+  if (!is_float && op != Bin::Div) {
+    int64_t x = a.i, y = b.i;
+    c10::ScalarType t = a.stype == b.stype && a.stype != at::kBool ? a.stype : at::kLong;
+    switch (op) {
+      case Bin::Add: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)), t);
+      case Bin::Sub: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)), t);
+      case Bin::Mul: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)), t);
+      case Bin::Max: return Value::from_int(std::max(x, y), t);
+      case Bin::Min: return Value::from_int(std::min(x, y), t);
+      default: break;
+    }
+  }
+  double x = a.as_double(name), y = b.as_double(name);
+  c10::ScalarType t = a.kind == Value::Kind::Float ? a.stype : b.kind == Value::Kind::Float ? b.stype : at::kFloat;
+  switch (op) {
+    case Bin::Add: return Value::from_float(x + y, t);
+    case Bin::Sub: return Value::from_float(x - y, t);
+    case Bin::Mul: return Value::from_float(x * y, t);
+    case Bin::Div:
+      if (y == 0.0 && !is_float) throw KernelError("pl.div: division by zero");
+      return Value::from_float(x / y, t);
+    case Bin::Max: return Value::from_float(std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y), t);
+    case Bin::Min: return Value::from_float(std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y), t);
+  }
+  return Value::none();
 }
 
-Value add(const OpArgs& a) {
-  const at::Tensor& lhs = a.positional[0].as_tensor("pl.add's first argument");
-  const Value& rhs = a.positional[1];
+void run_binary(Bin op, at::Tensor& out, const at::Tensor& l, const at::Tensor& r) {
+  switch (op) {
+    case Bin::Add: at::add_out(out, l, r); return;
+    case Bin::Sub: at::sub_out(out, l, r); return;
+    case Bin::Mul: at::mul_out(out, l, r); return;
+    case Bin::Div:
+      if (at::isFloatingType(l.scalar_type())) at::div_out(out, l, r);
+      else at::div_out(out, l, r, "trunc");
+      return;
+    case Bin::Max: at::maximum_out(out, l, r); return;
+    case Bin::Min: at::minimum_out(out, l, r); return;
+  }
+}
+
+template <Bin OP>
+Value binary(const OpArgs& a, Dest& d) {
+  const char* name = bin_name(OP);
+  const Value& lhs_v = ops::required(name, a, 0, "lhs");
+  const Value& rhs = ops::required(name, a, 1, "rhs");
+  if (lhs_v.is_scalar() && rhs.is_scalar()) return scalar_binary(OP, lhs_v, rhs);
+  if (!lhs_v.is_tensor()) {
+    if (rhs.is_tensor())
+      throw KernelError(std::string("pl.") + name + ": the tensor must be the first argument (lhs), got " +
+                        lhs_v.describe() + " and " + rhs.describe());
+    throw KernelError(std::string("pl.") + name + ": lhs must be a tensor or a scalar, got " + lhs_v.describe());
+  }
+  const at::Tensor& lhs = lhs_v.tensor;
   if (rhs.is_tensor()) {
-    check_tensor_operands("pl.add", lhs, rhs.tensor);
-    return Value::from_tensor(at::add(lhs, rhs.tensor));
+    ops::check_same_dtype(name, lhs, "lhs", rhs.tensor, "rhs");
+    std::vector<int64_t> shape;
+    if (lhs.sizes().equals(rhs.tensor.sizes())) {
+      shape = lhs.sizes().vec();
+    } else {
+      try {
+        shape = at::infer_size(lhs.sizes(), rhs.tensor.sizes());
+      } catch (const c10::Error&) {
+        throw KernelError(std::string("pl.") + name + ": operand shapes " + python_shape_repr(lhs.sizes()) +
+                          " and " + python_shape_repr(rhs.tensor.sizes()) + " do not match (nor broadcast)");
+      }
+    }
+    std::vector<int64_t> valid = ops::merged_valid(lhs_v, &rhs);
+    at::Tensor out = d.out(shape, lhs.scalar_type(), {lhs, rhs.tensor}, true, valid.empty());
+    run_binary(OP, out, lhs, rhs.tensor);
+    return Value::from_tensor(out, std::move(valid));
   }
   if (!rhs.is_scalar())
-    throw KernelError("pl.add's second argument must be a tensor or a scalar, got " + rhs.describe());
-  return Value::from_tensor(at::add(lhs, scalar_operand("pl.add", lhs, rhs)));
-}
-
-bool overlaps(const at::Tensor& dst, const at::Tensor& src) {
-  return at::get_overlap_status(dst, src) != at::MemOverlapStatus::No;
-}
-
-bool add_into(const OpArgs& a, const at::Tensor& dst) {
-  const Value& lhs_v = a.positional[0];
-  const Value& rhs = a.positional[1];
-  if (!lhs_v.is_tensor()) return false;
-  const at::Tensor& lhs = lhs_v.tensor;
-  if (lhs.scalar_type() != dst.scalar_type() || !lhs.sizes().equals(dst.sizes())) return false;
-  if (overlaps(dst, lhs)) return false;
-  if (rhs.is_tensor()) {
-    if (rhs.tensor.scalar_type() != lhs.scalar_type() || overlaps(dst, rhs.tensor)) return false;
-    at::add_out(const_cast<at::Tensor&>(dst), lhs, rhs.tensor);
-    return true;
+    throw KernelError(std::string("pl.") + name + ": rhs must be a tensor or a scalar, got " + rhs.describe());
+  c10::Scalar s = scalar_operand(name, lhs, rhs);
+  at::Tensor out = d.out(lhs.sizes(), lhs.scalar_type(), {lhs}, true, lhs_v.fully_valid());
+  switch (OP) {
+    case Bin::Max: at::clamp_min_out(out, lhs, s); break;
+    case Bin::Min: at::clamp_max_out(out, lhs, s); break;
+    // A 0-dim double/long operand promotes like a Python number: the math stays in lhs dtype.
+    default: run_binary(OP, out, lhs, c10::scalar_to_tensor(s)); break;
   }
-  if (!rhs.is_scalar()) return false;
-  // A 0-dim double/long operand promotes like a Python number: the math stays in lhs dtype.
-  at::add_out(const_cast<at::Tensor&>(dst), lhs, c10::scalar_to_tensor(scalar_operand("pl.add", lhs, rhs)));
-  return true;
+  return Value::from_tensor(out, lhs_v.valid);
+}
+
+enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Recip };
+
+template <Un OP>
+Value unary(const OpArgs& a, Dest& d) {
+  static const char* names[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip"};
+  const char* name = names[static_cast<int>(OP)];
+  const Value& x_v = ops::tensor_value(name, ops::required(name, a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  if (OP != Un::Neg && OP != Un::Abs) ops::check_float(name, x, "input");
+  if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
+  at::Tensor out = d.out(x.sizes(), x.scalar_type(), {x}, true, x_v.fully_valid());
+  switch (OP) {
+    case Un::Neg: at::neg_out(out, x); break;
+    case Un::Abs: at::abs_out(out, x); break;
+    case Un::Exp: at::exp_out(out, x); break;
+    case Un::Log: at::log_out(out, x); break;
+    case Un::Sqrt: at::sqrt_out(out, x); break;
+    case Un::Rsqrt: at::rsqrt_out(out, x); break;
+    case Un::Recip: at::reciprocal_out(out, x); break;
+  }
+  return Value::from_tensor(out, x_v.valid);
+}
+
+// pl.cmp(lhs, rhs, cmp_type=0): 0/1 in lhs's dtype; codes 0..5 = eq ne lt le gt ge (or a
+// pl.CmpType member).
+int cmp_code(const Value* v) {
+  if (!v) return 0;
+  if (v->kind == Value::Kind::Int) {
+    if (v->i < 0 || v->i > 5) throw KernelError("pl.cmp: cmp_type must be 0..5 (eq ne lt le gt ge), got " + std::to_string(v->i));
+    return static_cast<int>(v->i);
+  }
+  std::string m = ops::enum_member("cmp", *v, "CmpType");
+  static const char* names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  for (int k = 0; k < 6; ++k) {
+    std::string lower = names[k];
+    for (auto& c : lower) c = static_cast<char>(std::tolower(c));
+    if (m == names[k] || m == lower) return k;
+  }
+  throw KernelError("pl.cmp: cmp_type must be 0..5 or a pl.CmpType member (EQ NE LT LE GT GE), got " + m);
+}
+
+Value cmp(const OpArgs& a, Dest& d) {
+  const Value& lhs_v = ops::tensor_value("cmp", ops::required("cmp", a, 0, "lhs"), "lhs");
+  const Value& rhs = ops::required("cmp", a, 1, "rhs");
+  const int code = cmp_code(ops::param(a, 2, "cmp_type"));
+  const at::Tensor& lhs = lhs_v.tensor;
+  at::Tensor r;
+  if (rhs.is_tensor()) {
+    ops::check_same_dtype("cmp", lhs, "lhs", rhs.tensor, "rhs");
+    if (!lhs.sizes().equals(rhs.tensor.sizes()))
+      throw KernelError("pl.cmp: operand shapes " + python_shape_repr(lhs.sizes()) + " and " +
+                        python_shape_repr(rhs.tensor.sizes()) + " differ");
+    r = rhs.tensor;
+  } else if (rhs.is_scalar()) {
+    r = c10::scalar_to_tensor(scalar_operand("cmp", lhs, rhs));
+  } else {
+    throw KernelError("pl.cmp: rhs must be a tensor or a scalar, got " + rhs.describe());
+  }
+  at::Tensor out = d.out(lhs.sizes(), lhs.scalar_type(), {lhs, rhs.is_tensor() ? rhs.tensor : at::Tensor()}, true,
+                         ops::merged_valid(lhs_v, &rhs).empty());
+  switch (code) {
+    case 0: at::eq_out(out, lhs, r); break;
+    case 1: at::ne_out(out, lhs, r); break;
+    case 2: at::lt_out(out, lhs, r); break;
+    case 3: at::le_out(out, lhs, r); break;
+    case 4: at::gt_out(out, lhs, r); break;
+    default: at::ge_out(out, lhs, r); break;
+  }
+  return Value::from_tensor(out, ops::merged_valid(lhs_v, &rhs));
 }
 
 }  // namespace
 
-void register_elementwise_ops(OpTable& table) {
-  table.add({"add", 2, 2, {}, &add, &add_into});
+void register_elementwise_ops(OpTable& t) {
+  t.add(ops::op_def<binary<Bin::Add>>("add", 2, 2));
+  t.add(ops::op_def<binary<Bin::Sub>>("sub", 2, 2));
+  t.add(ops::op_def<binary<Bin::Mul>>("mul", 2, 2));
+  t.add(ops::op_def<binary<Bin::Div>>("div", 2, 2, {"high_precision"}));
+  t.add(ops::op_def<binary<Bin::Max>>("maximum", 2, 2));
+  t.add(ops::op_def<binary<Bin::Min>>("minimum", 2, 2));
+  t.add(ops::op_def<unary<Un::Neg>>("neg", 1, 1));
+  t.add(ops::op_def<unary<Un::Abs>>("abs", 1, 1));
+  t.add(ops::op_def<unary<Un::Exp>>("exp", 1, 1));
+  t.add(ops::op_def<unary<Un::Log>>("log", 1, 1, {"high_precision"}));
+  t.add(ops::op_def<unary<Un::Sqrt>>("sqrt", 1, 1));
+  t.add(ops::op_def<unary<Un::Rsqrt>>("rsqrt", 1, 1, {"high_precision"}));
+  t.add(ops::op_def<unary<Un::Recip>>("recip", 1, 1, {"high_precision"}));
+  t.add(ops::op_def<cmp>("cmp", 2, 3));
 }
 
 }  // namespace pypto_golden::sim

@@ -1,5 +1,7 @@
 #include "sim/ops/op_table.h"
 
+#include <stdexcept>
+
 namespace pypto_golden::sim {
 
 const Value* OpArgs::keyword(const char* name) const {
@@ -8,7 +10,10 @@ const Value* OpArgs::keyword(const char* name) const {
   return nullptr;
 }
 
-void OpTable::add(OpDef def) { defs_.push_back(std::move(def)); }
+void OpTable::add(OpDef def) {
+  if (find(def.name)) throw std::logic_error("op '" + def.name + "' registered twice");
+  defs_.push_back(std::move(def));
+}
 
 const OpDef* OpTable::find(const std::string& name) const {
   for (const auto& d : defs_)
@@ -20,6 +25,14 @@ const OpTable& op_table() {
   static const OpTable table = [] {
     OpTable t;
     register_elementwise_ops(t);
+    register_creation_ops(t);
+    register_view_ops(t);
+    register_valid_region_ops(t);
+    register_reduction_ops(t);
+    register_matmul_ops(t);
+    register_cast_ops(t);
+    register_sort_ops(t);
+    register_scalar_ops(t);
     return t;
   }();
   return table;

@@ -9,9 +9,14 @@
 
 namespace pypto_golden::sim {
 
+class Device;
+
 struct OpArgs {
   std::vector<Value> positional;
   std::vector<std::pair<std::string, Value>> keywords;
+  // The device the kernel runs on: tensors an op creates are allocated in its memory
+  // (null in unit tests that call ops directly: then ordinary host memory).
+  Device* device = nullptr;
   // The keyword's value, or nullptr when it was not passed.
   const Value* keyword(const char* name) const;
 };
@@ -31,6 +36,7 @@ class OpTable {
  public:
   void add(OpDef def);
   const OpDef* find(const std::string& name) const;
+  const std::vector<OpDef>& all() const { return defs_; }
 
  private:
   std::vector<OpDef> defs_;
@@ -41,5 +47,13 @@ const OpTable& op_table();
 
 // Registration functions, one per op family (each in its own file).
 void register_elementwise_ops(OpTable& table);
+void register_creation_ops(OpTable& table);
+void register_view_ops(OpTable& table);
+void register_valid_region_ops(OpTable& table);
+void register_reduction_ops(OpTable& table);
+void register_matmul_ops(OpTable& table);
+void register_cast_ops(OpTable& table);
+void register_sort_ops(OpTable& table);
+void register_scalar_ops(OpTable& table);
 
 }  // namespace pypto_golden::sim

@@ -1,14 +1,19 @@
 """Kernel expressions -> IR EXPR nodes (host/sim/IR.md). Compile-time values (module
-constants, specialised scalars, x.shape / x.dtype of parameters) become `const` nodes."""
+constants, specialised scalars, x.shape / x.dtype, names holding a constant) become `const`
+nodes; every expression also gets a static type (tys.Ty) for folding and checks."""
 
 import ast
+import difflib
+import enum
 import math
 import sys
 
+from pypto.compiler import tys
 from pypto.compiler.kernel_source import MISSING
 from pypto.compiler.syntax_names import unsupported
-from pypto.language import op_table
-from pypto.language.dtypes import DataType
+from pypto.compiler.tys import UNKNOWN, Ty, const
+from pypto.language import constructs, op_table
+from pypto.language.dtypes import BY_NAME, INDEX, INT64, BOOL, DataType
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod"}
@@ -16,89 +21,104 @@ _CMPOPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "
            ast.GtE: "ge"}
 _OP_SYMBOLS = {ast.Pow: "**", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">>",
                ast.BitOr: "|", ast.BitXor: "^", ast.BitAnd: "&", ast.Is: "is",
-               ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Invert: "~"}
+               ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Invert: "~",
+               ast.FloorDiv: "//", ast.Mod: "%"}
+_TENSOR_BINOPS = ("add", "sub", "mul", "truediv")  # the simulator's tensor operators
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
+# The orchestration plane (outside pl.at / pl.spmd / @pl.jit.incore) accepts only these
+# tensor ops (pl-subset §1.1); any other op on a tensor there is a compile error.
+ORCHESTRATION_OPS = ("create_tensor", "read", "write", "slice", "reshape", "transpose",
+                     "view", "reinterpret_view", "dim", "assemble")
+_ORCHESTRATION_TEXT = ("pl.create_tensor, pl.read, pl.write, pl.slice, pl.reshape, "
+                       "pl.transpose, pl.assemble, pl.tensor.dim and subscripts")
+# Ops that make a tile/tensor from nothing but a shape (no tensor argument to notice).
+_INCORE_PRODUCERS = ("full", "create_tile", "arange")
+_INCORE_WHERE = ("an InCore region ('with pl.at(...)', a pl.spmd body or a @pl.jit.incore "
+                 "function)")
 
-def const(dtype, v):
-    return {"e": "const", "dtype": dtype, "v": v}
+# Static typing of op results (only where the rule is certain; anything else is unknown).
+_SAME_DTYPE_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "fmod", "and_",
+                      "or_", "xor")
+_KEEP_DTYPE = _SAME_DTYPE_BINARY + (
+    "neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip", "relu", "sin", "cos",
+    "row_sum", "row_max", "row_min", "row_prod", "col_sum", "col_max", "col_min", "col_prod",
+    "slice", "reshape", "transpose", "fillpad", "assemble", "load", "move", "expands",
+    "set_validshape")
+_KEEP_SHAPE = _SAME_DTYPE_BINARY + ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip",
+                                    "relu", "sin", "cos", "fillpad", "move", "cast",
+                                    "set_validshape")
+# Position of the dtype / shape argument (also found by these keyword names).
+_DTYPE_ARG = {"cast": 1, "create_tensor": 1, "full": 1, "create_tile": 1, "arange": 2}
+_DTYPE_NAMES = ("dtype", "target_type")
+_SHAPE_ARG = {"create_tensor": 0, "full": 0, "create_tile": 0, "reshape": 1}
+_INCORE_BINOP_TEXT = "tensor arithmetic '%s' must be inside " + _INCORE_WHERE
 
 
-def _is_language_module(obj):
+def _is_language_object(obj):
+    if getattr(obj, "_pypto_namespace", False):
+        return True
     name = getattr(obj, "__name__", None)
     return (type(obj) is type(sys) and isinstance(name, str)
             and (name == "pypto.language" or name.startswith("pypto.language.")))
 
 
-def _known(table):
-    return ", ".join("pl.%s" % n for n in sorted(table))
+def _dtype_of_ir(ir):
+    if ir is not None and ir["e"] == "const" and ir["dtype"] == "dtype":
+        return BY_NAME.get(ir["v"])
+    return None
 
 
 class ExprTranslator:
-    def __init__(self, kernel, spec):
-        self.k = kernel
-        self.slots = [p.name for p in spec.params]
-        self.slot_of = {p.name: i for i, p in enumerate(spec.params)}
-        self.params = {p.name: p for p in spec.params}
-        # Specialised scalars fold to consts unless the body rebinds them (then a prologue
-        # assigns the const to the slot, see statements.py).
-        self.folded = {p.name: self.scalar_const(p) for p in spec.params
-                       if p.kind == "scalar" and not p.runtime
-                       and p.name not in kernel.bound_names}
+    """Expression half of the translator. State (slots, env, scope, planes) is set up by
+    statements.FunctionTranslator."""
 
-    # -- helpers ----------------------------------------------------------------------
+    # -- errors and source ------------------------------------------------------------
     def error(self, node, detail):
-        return self.k.error(node, detail)
+        return self.scope.kernel.error(node, detail)
 
-    @staticmethod
-    def scalar_const(param):
-        return const(param.dtype.name, param.value)
+    def text(self, node):
+        return self.scope.kernel.text(node)
+
+    # -- names and slots --------------------------------------------------------------
+    def new_slot(self, display):
+        self.slots.append(display)
+        return len(self.slots) - 1
 
     def bind(self, name):
-        """Slot of a name being assigned (rebinding reuses the slot)."""
-        if name not in self.slot_of:
-            self.slot_of[name] = len(self.slots)
-            self.slots.append(name)
-        return self.slot_of[name]
+        """Slot of a name being assigned in the current scope (rebinding reuses it)."""
+        sc = self.scope
+        slot = sc.names.get(name)
+        if slot is None:
+            sc.consts.pop(name, None)
+            slot = self.new_slot(sc.prefix + name)
+            sc.names[name] = slot
+        return slot
 
     def is_local(self, name):
-        return name in self.slot_of or name in self.k.bound_names
+        sc = self.scope
+        return (name in sc.names or name in sc.consts or name in sc.kernel.bound_names
+                or name in sc.params)
+
+    def set_ty(self, slot, ir, ty):
+        """Record what an assignment stores (its compile-time value when it has one)."""
+        value = ir if tys.is_pure(ir) else None
+        # A copy of a value that may be stale (a loop-carried name) is just as stale.
+        self.env[slot] = ty.replace(value=value, stable=ty.stable or value is not None)
 
     def static_value(self, node):
         """Value of a Name / Attribute chain rooted at a non-local name, else MISSING."""
         if isinstance(node, ast.Name):
-            return MISSING if self.is_local(node.id) else self.k.lookup(node.id)
+            return MISSING if self.is_local(node.id) else self.scope.kernel.lookup(node.id)
         if isinstance(node, ast.Attribute):
             base = self.static_value(node.value)
-            return MISSING if base is MISSING else getattr(base, node.attr, MISSING)
+            if base is MISSING:
+                return MISSING
+            try:
+                return getattr(base, node.attr)
+            except Exception:  # noqa: BLE001 - any failing attribute is "not there"
+                return MISSING
         return MISSING
-
-    def fold(self, node, value):
-        """A const node for a compile-time Python value."""
-        if isinstance(value, bool):
-            return const("bool", value)
-        if isinstance(value, int):
-            if not _INT64_MIN <= value <= _INT64_MAX:
-                raise self.error(node, "integer %d does not fit in int64" % value)
-            return const("int64", value)
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise self.error(node, "non-finite float %r cannot be a kernel constant" % value)
-            return const("fp32", value)
-        if isinstance(value, str):
-            return const("str", value)
-        if value is None:
-            return const("none", None)
-        if isinstance(value, DataType):
-            return const("dtype", value.name)
-        raise self.error(node, "'%s' is a %s and cannot be used as a value in a kernel (only "
-                         "int, float, bool, str and pl dtype values are folded)"
-                         % (self.k.text(node), type(value).__name__))
-
-    def not_defined(self, node):
-        if isinstance(node, ast.Name):
-            return self.error(node, "name '%s' is not defined" % node.id)
-        return self.error(node, "'%s' is not defined" % self.k.text(node))
 
     def is_static_chain(self, node):
         """A Name / Attribute chain whose root is not a kernel variable (module-level)."""
@@ -106,43 +126,76 @@ class ExprTranslator:
             node = node.value
         return isinstance(node, ast.Name) and not self.is_local(node.id)
 
-    def tensor_param(self, node, what):
-        """The BoundParam of `x` in `x.shape` / `x.dtype` (known only for parameters)."""
-        if isinstance(node, ast.Name) and node.id in self.params \
-                and self.params[node.id].kind == "tensor":
-            if node.id in self.k.bound_names:
-                raise self.error(node, "'%s.%s': '%s' is reassigned in the kernel, so its %s is "
-                                 "not known at compile time" % (node.id, what, node.id, what))
-            return self.params[node.id]
-        raise self.error(node, "'%s.%s' is only supported on tensor parameters"
-                         % (self.k.text(node), what))
+    def fold(self, node, value):
+        """(const IR, Ty) for a compile-time Python value."""
+        if isinstance(value, enum.Enum):  # before int: IntEnum members are enum members
+            ir = const("str", "%s.%s" % (type(value).__name__, value.name))
+        elif isinstance(value, bool):
+            ir = const("bool", value)
+        elif isinstance(value, int):
+            if not _INT64_MIN <= value <= _INT64_MAX:
+                raise self.error(node, "integer %d does not fit in int64" % value)
+            ir = const("int64", value)
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                raise self.error(node, "non-finite float %r cannot be a kernel constant" % value)
+            ir = const("fp32", value)
+        elif isinstance(value, str):
+            ir = const("str", value)
+        elif value is None:
+            ir = const("none", None)
+        elif isinstance(value, DataType):
+            ir = const("dtype", value.name)
+        elif isinstance(value, (list, tuple)):
+            ir = {"e": "list", "items": [self.fold(node, v)[0] for v in value]}
+        else:
+            raise self.error(node, "'%s' is a %s and cannot be used as a value in a kernel "
+                             "(only int, float, bool, str, pl dtype and enum values and lists "
+                             "of them are folded)" % (self.text(node), type(value).__name__))
+        return ir, tys.of_pure(ir)
+
+    def not_defined(self, node):
+        if isinstance(node, ast.Name):
+            return self.error(node, "name '%s' is not defined" % node.id)
+        return self.error(node, "'%s' is not defined" % self.text(node))
 
     # -- dispatch -----------------------------------------------------------------------
-    def expr(self, node):
+    def texpr(self, node):
+        """(IR, Ty) of an expression."""
         method = getattr(self, "_e_" + type(node).__name__, None)
         if method is None:
             raise self.error(node, unsupported(node))
         return method(node)
 
-    def opt_expr(self, node):
-        return None if node is None else self.expr(node)
+    def expr(self, node):
+        return self.texpr(node)[0]
+
+    def opt_texpr(self, node):
+        return (None, UNKNOWN) if node is None else self.texpr(node)
 
     def _e_Constant(self, node):
         if node.value is Ellipsis or isinstance(node.value, (bytes, complex)):
-            raise self.error(node, "unsupported constant %s" % self.k.text(node))
+            raise self.error(node, "unsupported constant %s" % self.text(node))
         return self.fold(node, node.value)
 
     def _e_Name(self, node):
         name = node.id
-        if name in self.folded:
-            return self.folded[name]
+        sc = self.scope
+        if name in sc.consts:
+            return sc.consts[name]
         if self.is_local(name):
-            return {"e": "var", "slot": self.bind(name)}
-        value = self.k.lookup(name)
+            slot = self.bind(name)
+            ty = self.env.get(slot, UNKNOWN)
+            value = ty.known_value()
+            if value is not None:
+                return value, ty
+            return {"e": "var", "slot": slot}, ty
+        value = sc.kernel.lookup(name)
         if value is MISSING:
             raise self.not_defined(node)
         return self.fold(node, value)
 
+    # -- attributes: module constants, x.shape, x.dtype -----------------------------------
     def _e_Attribute(self, node):
         if self.is_static_chain(node):
             value = self.static_value(node)
@@ -150,40 +203,67 @@ class ExprTranslator:
                 raise self.not_defined(node)
             return self.fold(node, value)
         if node.attr in ("shape", "dtype") and isinstance(node.value, ast.Name):
-            param = self.tensor_param(node.value, node.attr)
-            if node.attr == "dtype":
-                return const("dtype", param.dtype.name)
-            return {"e": "list", "items": [const("int64", d) for d in param.shape]}
-        raise self.error(node, "attribute '%s' is not supported in a kernel" % self.k.text(node))
+            base, ty = self.texpr(node.value)
+            return self.shape_or_dtype(node, base, ty)
+        raise self.error(node, "attribute '%s' is not supported in a kernel" % self.text(node))
 
+    def shape_or_dtype(self, node, base, ty):
+        name = node.value.id
+        if not ty.is_tensor:
+            what = ("a scalar" if ty.kind == "scalar" else
+                    "not known to be a tensor at compile time")
+            raise self.error(node, "'%s': '%s' is %s" % (self.text(node), name, what))
+        if node.attr == "dtype":
+            if ty.dtype is None or not ty.stable:
+                raise self.error(node, "'%s': the dtype of '%s' is not known at compile time"
+                                 % (self.text(node), name))
+            ir = const("dtype", ty.dtype.name)
+            return ir, tys.of_pure(ir)
+        if ty.shape is None:
+            raise self.error(node, "'%s': the shape of '%s' is not known at compile time"
+                             % (self.text(node), name))
+        items = []
+        for axis, d in enumerate(ty.shape):
+            if d is not None and ty.stable:
+                items.append(const("int64", d))
+            else:  # a pl.dynamic (or otherwise runtime) extent
+                items.append(self.dim_call(base, axis))
+        ir = {"e": "list", "items": items}
+        return ir, Ty("list", value=ir if tys.is_pure(ir) else None,
+                      items=tuple(tys.of_pure(i) if tys.is_pure(i) else tys.scalar(INT64)
+                                  for i in items))
+
+    @staticmethod
+    def dim_call(base, axis):
+        return {"e": "call", "op": "dim", "args": [base, const("int64", axis)], "kwargs": {}}
+
+    # -- subscripts -----------------------------------------------------------------------
     def _e_Subscript(self, node):
-        base = node.value
-        if isinstance(base, ast.Attribute) and base.attr == "shape" \
-                and isinstance(base.value, ast.Name) and self.is_local(base.value.id):
-            return self._shape_item(node, self.tensor_param(base.value, "shape"))
-        return {"e": "subscript", "base": self.expr(base), "index": self.index_list(node),
-                "text": self.k.text(node)}
+        base, bty = self.texpr(node.value)
+        if base["e"] in ("list", "tuple"):
+            return self._item(node, base, bty)
+        index = self.index_list(node)
+        ir = {"e": "subscript", "base": base, "index": index, "text": self.text(node)}
+        return ir, self._subscript_ty(bty, index)
 
-    def _shape_item(self, node, param):
-        idx = node.slice
-        sign = 1
-        if isinstance(idx, ast.UnaryOp) and isinstance(idx.op, ast.USub):
-            sign, idx = -1, idx.operand
-        if isinstance(idx, ast.Constant):
-            i = idx.value
-        elif isinstance(idx, ast.Name) and idx.id in self.folded:  # a specialised scalar
-            i = self.folded[idx.id]["v"]
-        else:
-            i = self.static_value(idx)
-        if isinstance(i, int) and not isinstance(i, bool):
-            i *= sign
-        if isinstance(i, bool) or not isinstance(i, int):
-            raise self.error(node, "'%s': the index of .shape must be a compile-time int"
-                             % self.k.text(node))
-        if not -len(param.shape) <= i < len(param.shape):
+    def _item(self, node, base, bty):
+        """`seq[i]` of a compile-time sequence (x.shape[i], a module tuple, ...)."""
+        of_shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+        idx, _ = self.texpr(node.slice) if not isinstance(node.slice, ast.Slice) else (None, None)
+        if idx is None or idx["e"] != "const" or idx["dtype"] not in ("int64", "int32",
+                                                                       "index"):
+            raise self.error(node, "'%s': the index of %s must be a compile-time int"
+                             % (self.text(node), ".shape" if of_shape else "a list"))
+        i, n = idx["v"], len(base["items"])
+        if not -n <= i < n:
             raise self.error(node, "'%s': index %d out of range for a %d-d tensor"
-                             % (self.k.text(node), i, len(param.shape)))
-        return const("int64", param.shape[i])
+                             % (self.text(node), i, n) if of_shape else
+                             "'%s': index %d out of range for a list of %d items"
+                             % (self.text(node), i, n))
+        item = base["items"][i]
+        if bty.items is not None and len(bty.items) == n:
+            return item, bty.items[i]
+        return item, tys.of_pure(item) if tys.is_pure(item) else UNKNOWN
 
     def index_list(self, node):
         """IDX list of a subscript (read or write target)."""
@@ -193,13 +273,41 @@ class ExprTranslator:
             if isinstance(item, ast.Slice):
                 if item.step is not None:
                     raise self.error(node, "slice steps are not supported in kernel subscripts "
-                                     "('%s')" % self.k.text(node))
-                out.append({"k": "slice", "lo": self.opt_expr(item.lower),
-                            "hi": self.opt_expr(item.upper)})
+                                     "('%s')" % self.text(node))
+                lo = self.opt_texpr(item.lower)[0]
+                hi = self.opt_texpr(item.upper)[0]
+                out.append({"k": "slice", "lo": lo, "hi": hi})
             else:
-                out.append({"k": "index", "v": self.expr(item)})
+                out.append({"k": "index", "v": self.texpr(item)[0]})
         return out
 
+    @staticmethod
+    def _subscript_ty(bty, index):
+        if not bty.is_tensor:
+            return UNKNOWN
+        shape = bty.shape
+        if shape is not None and len(index) <= len(shape):
+            if len(index) == len(shape) and all(i["k"] == "index" for i in index):
+                return tys.scalar(bty.dtype)
+            out = []
+            for axis, d in enumerate(shape):
+                if axis >= len(index):
+                    out.append(d if bty.stable else None)
+                    continue
+                i = index[axis]
+                if i["k"] == "index":
+                    continue
+                lo, hi = i["lo"], i["hi"]
+                lo_v = 0 if lo is None else (lo["v"] if lo["e"] == "const" else None)
+                hi_v = (d if bty.stable else None) if hi is None else (
+                    hi["v"] if hi["e"] == "const" else None)
+                ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                         for v in (lo_v, hi_v))
+                out.append(hi_v - lo_v if ok and hi_v >= lo_v else None)
+            return tys.tensor(bty.dtype, out)
+        return tys.tensor(bty.dtype)
+
+    # -- operators ------------------------------------------------------------------------
     def _bad_operator(self, node, op):
         return self.error(node, "operator '%s' is not supported in a kernel"
                           % _OP_SYMBOLS.get(type(op), type(op).__name__))
@@ -208,44 +316,106 @@ class ExprTranslator:
         op = _BINOPS.get(type(node.op))
         if op is None:
             raise self._bad_operator(node, node.op)
-        return {"e": "binop", "op": op, "lhs": self.expr(node.left), "rhs": self.expr(node.right)}
+        lhs, lty = self.texpr(node.left)
+        rhs, rty = self.texpr(node.right)
+        if lty.is_tensor or rty.is_tensor:
+            return self._tensor_binop(node, op, lhs, lty, rhs, rty)
+        folded = tys.fold_binop(op, lhs, rhs)
+        if folded is not None:
+            return folded, tys.of_pure(folded)
+        dtype = lty.dtype if lty.dtype is rty.dtype else None
+        return {"e": "binop", "op": op, "lhs": lhs, "rhs": rhs}, tys.scalar(dtype)
+
+    def _tensor_binop(self, node, op, lhs, lty, rhs, rty):
+        if op not in _TENSOR_BINOPS:
+            raise self.error(node, "operator '%s' is not supported on tensors ('%s')"
+                             % (_OP_SYMBOLS[type(node.op)], self.text(node)))
+        if not self.incore:
+            raise self.error(node, _INCORE_BINOP_TEXT % self.text(node))
+        if lty.is_tensor and rty.is_tensor and lty.dtype and rty.dtype \
+                and lty.dtype is not rty.dtype:
+            raise self.error(node, "'%s': the operands have different dtypes (%s and %s); the "
+                             "hardware does not convert implicitly, pl.cast one of them first"
+                             % (self.text(node), lty.dtype, rty.dtype))
+        ty = tys.tensor(lty.dtype) if lty.is_tensor else tys.tensor()
+        if lty.is_tensor and (not rty.is_tensor or rty.shape == lty.shape):
+            ty = tys.tensor(lty.dtype, lty.shape if lty.stable else None)
+        return {"e": "binop", "op": op, "lhs": lhs, "rhs": rhs}, ty
 
     def _e_Compare(self, node):
         if len(node.ops) != 1:
             raise self.error(node, "chained comparison '%s' is not supported; combine single "
-                             "comparisons with 'and'" % self.k.text(node))
-        op = _CMPOPS.get(type(node.ops[0]))
+                             "comparisons with 'and'" % self.text(node))
+        cmp = node.ops[0]
+        lhs, lty = self.texpr(node.left)
+        rhs, rty = self.texpr(node.comparators[0])
+        if isinstance(cmp, (ast.Is, ast.IsNot)):  # `opt is None` on compile-time values
+            if not (tys.is_pure(lhs) and tys.is_pure(rhs)):
+                raise self.error(node, "'%s': 'is' / 'is not' only compare compile-time values"
+                                 % self.text(node))
+            same = lhs == rhs
+            ir = const("bool", same if isinstance(cmp, ast.Is) else not same)
+            return ir, tys.of_pure(ir)
+        op = _CMPOPS.get(type(cmp))
         if op is None:
-            raise self._bad_operator(node, node.ops[0])
-        return {"e": "binop", "op": op, "lhs": self.expr(node.left),
-                "rhs": self.expr(node.comparators[0])}
+            raise self._bad_operator(node, cmp)
+        folded = tys.fold_binop(op, lhs, rhs)
+        if folded is not None:
+            return folded, tys.of_pure(folded)
+        ty = tys.tensor(lty.dtype) if lty.is_tensor else tys.scalar(BOOL)
+        return {"e": "binop", "op": op, "lhs": lhs, "rhs": rhs}, ty
 
     def _e_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
-        result = self.expr(node.values[0])
+        result, _ = self.texpr(node.values[0])
         for value in node.values[1:]:
-            result = {"e": "binop", "op": op, "lhs": result, "rhs": self.expr(value)}
-        return result
+            rhs, _ = self.texpr(value)
+            folded = tys.fold_binop(op, result, rhs)
+            result = folded or {"e": "binop", "op": op, "lhs": result, "rhs": rhs}
+        ty = tys.of_pure(result) if tys.is_pure(result) else tys.scalar(BOOL)
+        return result, ty
 
     def _e_UnaryOp(self, node):
         if isinstance(node.op, ast.UAdd):
-            return self.expr(node.operand)
+            return self.texpr(node.operand)
         if isinstance(node.op, ast.USub):
             if isinstance(node.operand, ast.Constant) and not isinstance(node.operand.value, bool) \
                     and isinstance(node.operand.value, (int, float)):
                 return self.fold(node, -node.operand.value)  # a negative literal
-            return {"e": "unary", "op": "neg", "operand": self.expr(node.operand)}
+            operand, ty = self.texpr(node.operand)
+            folded = tys.fold_unary("neg", operand)
+            if folded is not None:
+                return folded, tys.of_pure(folded)
+            return {"e": "unary", "op": "neg", "operand": operand}, ty.replace(value=None)
         if isinstance(node.op, ast.Not):
-            return {"e": "unary", "op": "not", "operand": self.expr(node.operand)}
+            operand, _ = self.texpr(node.operand)
+            folded = tys.fold_unary("not", operand)
+            if folded is not None:
+                return folded, tys.of_pure(folded)
+            return {"e": "unary", "op": "not", "operand": operand}, tys.scalar(BOOL)
         raise self._bad_operator(node, node.op)
 
     def _e_Tuple(self, node):
-        return {"e": "tuple", "items": [self.expr(e) for e in node.elts]}
+        pairs = [self.texpr(e) for e in node.elts]
+        ir = {"e": "tuple", "items": [p[0] for p in pairs]}
+        return ir, Ty("tuple", value=ir if tys.is_pure(ir) else None,
+                      items=tuple(p[1] for p in pairs))
 
     def _e_List(self, node):
-        return {"e": "list", "items": [self.expr(e) for e in node.elts]}
+        pairs = [self.texpr(e) for e in node.elts]
+        ir = {"e": "list", "items": [p[0] for p in pairs]}
+        return ir, Ty("list", value=ir if tys.is_pure(ir) else None,
+                      items=tuple(p[1] for p in pairs))
 
     # -- calls --------------------------------------------------------------------------
+    def unknown_op(self, node, func):
+        spelled = self.text(func)
+        known = ["pl.%s" % n for n in list(op_table.OPS) + list(constructs.FRONTEND_OPS)]
+        attr = spelled.rsplit(".", 1)[-1]
+        close = difflib.get_close_matches("pl." + attr, known, n=1, cutoff=0.8)
+        hint = " (did you mean %s?)" % close[0] if close and close[0] != spelled else ""
+        return self.error(node, "unknown op '%s'%s" % (spelled, hint))
+
     def callee(self, node):
         """The static object a call's function resolves to (errors if it does not)."""
         fn = self.static_value(node.func)
@@ -256,62 +426,290 @@ class ExprTranslator:
             base = func
             while isinstance(base, ast.Attribute):  # pl.foo, pl.tensor.foo, ...
                 base = base.value
-                if _is_language_module(self.static_value(base)):
-                    raise self.error(node, "unknown op '%s' (known ops: %s)"
-                                     % (self.k.text(func), _known(op_table.OPS)))
+                if _is_language_object(self.static_value(base)):
+                    raise self.unknown_op(node, func)
             raise self.not_defined(func)
         raise self.error(node, "call to '%s' is not supported in a kernel: only pl.<op>(...) "
-                         "calls are allowed" % self.k.text(func))
+                         "calls and calls of @pl.jit.inline / @pl.jit.incore functions are "
+                         "allowed" % self.text(func))
 
     def _e_Call(self, node):
+        func = node.func
+        sc = self.scope
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and sc.self_name is not None and func.value.id == sc.self_name:
+            return self.splice_call(node, self.program_callee(node, func.attr))
+        if isinstance(func, ast.Attribute) and func.attr == "bind_dynamic" \
+                and isinstance(func.value, ast.Name) and self.is_local(func.value.id):
+            return self.fold(node, None)  # a marker for the JIT, no effect here
         fn = self.callee(node)
-        name = self.k.text(node.func)
-        if getattr(fn, "_pypto_op", None) in op_table.OPS:
-            return self.op_call(node, fn._pypto_op)
+        special = getattr(fn, "_pypto_special", None)
+        if special is not None:
+            return self.special_call(node, special)
+        op = getattr(fn, "_pypto_op", None)
+        if op is not None:
+            return self.op_call(node, op)
+        if getattr(fn, "_pypto_system", None):
+            return self.fold(node, None)  # barriers / task plumbing: no effect
+        name = self.text(func)
         if getattr(fn, "_pypto_loop", None):
             raise self.error(node, "%s(...) can only be used as a for-loop iterator" % name)
         if getattr(fn, "_pypto_region", None):
             raise self.error(node, "%s(...) can only be used in a 'with' statement" % name)
+        describe = getattr(fn, "_pypto_callee", None)
+        if describe is not None:
+            callee = describe()
+            if callee is None:
+                raise self.error(node, "'%s' is a @pl.jit entry kernel and cannot be called from "
+                                 "a kernel; decorate it with @pl.jit.inline or @pl.jit.incore"
+                                 % name)
+            return self.splice_call(node, callee)
         raise self.error(node, "call to '%s' is not supported in a kernel: only pl.<op>(...) "
-                         "calls are allowed" % name)
+                         "calls and calls of @pl.jit.inline / @pl.jit.incore functions are "
+                         "allowed" % name)
 
-    def op_call(self, node, op):
-        spec = op_table.OPS[op]
-        label = "pl.%s()" % op
+    def call_args(self, node, params, required, keywords, label):
+        """Map a call's arguments onto (positional params, keyword-only names): returns
+        ([AST node per given positional param, in order], {keyword: AST node})."""
         if any(isinstance(a, ast.Starred) for a in node.args) \
                 or any(k.arg is None for k in node.keywords):
             raise self.error(node, "%s: *args / **kwargs are not supported in kernel calls" % label)
-        count = len(node.args) + sum(1 for kw in node.keywords if kw.arg in spec.params)
-        if len(node.args) > len(spec.params):
-            raise self._arity_error(node, spec, label, count)
-        given = dict(zip(spec.params, node.args))
+        count = len(node.args) + sum(1 for kw in node.keywords if kw.arg in params)
+        if len(node.args) > len(params):
+            raise self._arity_error(node, params, required, label, count)
+        given = dict(zip(params, node.args))
         kwargs = {}
         for kw in node.keywords:
-            if kw.arg in spec.params:
+            if kw.arg in params:
                 if kw.arg in given:
                     raise self.error(node, "%s got multiple values for argument '%s'"
                                      % (label, kw.arg))
                 given[kw.arg] = kw.value
-            elif kw.arg in spec.keywords:
-                kwargs[kw.arg] = self.expr(kw.value)
+            elif kw.arg in keywords:
+                kwargs[kw.arg] = kw.value
             else:
                 raise self.error(node, "%s got an unexpected keyword argument '%s'"
                                  % (label, kw.arg))
-        # Positional params must be given without gaps; the IR passes them positionally.
         ordered = []
-        for p in spec.params:
+        for p in params:  # positional params are passed without gaps
             if p not in given:
                 break
             ordered.append(given[p])
-        if len(ordered) < spec.required or len(ordered) != count:
-            raise self._arity_error(node, spec, label, count)
-        return {"e": "call", "op": op, "args": [self.expr(a) for a in ordered],
-                "kwargs": kwargs}
+        if len(ordered) < required or len(ordered) != count:
+            raise self._arity_error(node, params, required, label, count)
+        return ordered, kwargs
 
-    def _arity_error(self, node, spec, label, count):
-        if spec.required == len(spec.params):
-            takes = "%d argument%s" % (spec.required, "" if spec.required == 1 else "s")
+    def _arity_error(self, node, params, required, label, count):
+        if required == len(params):
+            takes = "%d argument%s" % (required, "" if required == 1 else "s")
         else:
-            takes = "%d to %d arguments" % (spec.required, len(spec.params))
+            takes = "%d to %d arguments" % (required, len(params))
         return self.error(node, "%s takes %s (%s), got %d"
-                          % (label, takes, ", ".join(spec.params), count))
+                          % (label, takes, ", ".join(params), count))
+
+    def op_arg(self, node):
+        """An op argument: tuples are lists (shapes, offsets) per the IR conventions."""
+        ir, ty = self.texpr(node)
+        if ir["e"] == "tuple":
+            ir = {"e": "list", "items": ir["items"]}
+            ty = ty.replace(kind="list", value=ir if tys.is_pure(ir) else None)
+        return ir, ty
+
+    def op_call(self, node, op):
+        spec = op_table.OPS.get(op)
+        if spec is None:  # a frontend op (`dim`) the op table does not list yet
+            spec = op_table.OpSpec(params=("x", "axis"), required=2, keywords=())
+        label = "%s()" % self.text(node.func)
+        ordered, kw_nodes = self.call_args(node, spec.params, spec.required, spec.keywords,
+                                           label)
+        args = [self.op_arg(a) for a in ordered]
+        kwargs = {k: self.op_arg(v) for k, v in kw_nodes.items()}
+        named = dict(zip(spec.params, args))
+        named.update(kwargs)
+        if op == "dim":
+            folded = self._fold_dim(node, args)
+            if folded is not None:
+                return folded
+        self._check_plane(node, op, args, kwargs)
+        ty = self._op_result(node, op, label, args, named)
+        ir = {"e": "call", "op": op, "args": [a[0] for a in args],
+              "kwargs": {k: v[0] for k, v in kwargs.items()}}
+        return ir, ty
+
+    def _fold_dim(self, node, args):
+        (base, bty), (axis, _) = args
+        if not bty.is_tensor or bty.shape is None or axis["e"] != "const" \
+                or axis["dtype"] not in ("int64", "int32", "index"):
+            return None
+        rank, a = len(bty.shape), axis["v"]
+        if not -rank <= a < rank:
+            raise self.error(node, "'%s': axis %d out of range for a %d-d tensor"
+                             % (self.text(node), a, rank))
+        a %= rank
+        d = bty.shape[a]
+        if d is None or not bty.stable:
+            args[1] = (const("int64", a), args[1][1])
+            return None
+        ir = const("int64", d)
+        return ir, tys.of_pure(ir)
+
+    def _check_plane(self, node, op, args, kwargs):
+        if self.incore or op in ORCHESTRATION_OPS:
+            return
+        on_tensor = any(t.is_tensor for _, t in args) or any(t.is_tensor for _, t in
+                                                              kwargs.values())
+        if on_tensor or op in _INCORE_PRODUCERS:
+            raise self.error(node, "%s() is a tensor op and must be inside %s; outside one only "
+                             "%s are allowed" % (self.text(node.func), _INCORE_WHERE,
+                                                 _ORCHESTRATION_TEXT))
+
+    def _op_result(self, node, op, label, args, named):
+        """Static type of an op's result, with the dtype checks the hardware would make."""
+        first = args[0][1] if args else UNKNOWN
+        if op in _SAME_DTYPE_BINARY or op.startswith(("row_expand_", "col_expand_")):
+            if len(args) >= 2:
+                a, b = args[0][1], args[1][1]
+                if a.is_tensor and b.is_tensor and a.dtype and b.dtype and a.dtype is not b.dtype:
+                    raise self.error(node, "%s: the operands have different dtypes (%s and %s); "
+                                     "the hardware does not convert implicitly, pl.cast one of "
+                                     "them first" % (label, a.dtype, b.dtype))
+        if op in ("matmul", "matmul_acc"):
+            return self._matmul_ty(node, op, label, args, named)
+        if op == "read":
+            return tys.scalar(first.dtype if first.is_tensor else None)
+        if op == "dim":
+            return tys.scalar(INT64)
+        if op in ("min", "max"):
+            b = args[1][1] if len(args) > 1 else UNKNOWN
+            return tys.scalar(first.dtype if first.dtype is b.dtype else None)
+        if op == "write":
+            return Ty("none")
+        if op in _DTYPE_ARG:
+            dtype = _dtype_of_ir(_arg_ir(args, named, _DTYPE_ARG[op], _DTYPE_NAMES))
+            if op == "cast" and not first.is_tensor:
+                return tys.scalar(dtype) if first.kind == "scalar" else UNKNOWN
+            shape = first.shape if (op == "cast" and first.stable) else None
+            if op in _SHAPE_ARG:
+                shape = self._const_shape(_arg_ir(args, named, _SHAPE_ARG[op], ("shape",)))
+            return tys.tensor(dtype, shape)
+        if not first.is_tensor:
+            return UNKNOWN
+        dtype = first.dtype if op in _KEEP_DTYPE or op.startswith(
+            ("row_expand_", "col_expand_")) else None
+        shape = None
+        if op in _KEEP_SHAPE and first.stable:
+            rest = [t for _, t in args[1:2]]
+            if not rest or not rest[0].is_tensor or rest[0].shape == first.shape:
+                shape = first.shape
+        if op == "reshape":
+            shape = self._const_shape(_arg_ir(args, named, 1, ("shape",)))
+        return tys.tensor(dtype, shape)
+
+    @staticmethod
+    def _const_shape(ir):
+        if ir is None or ir["e"] not in ("list", "tuple"):
+            return None
+        return tuple(i["v"] if i["e"] == "const" and i["dtype"] in ("int64", "int32", "index")
+                     else None for i in ir["items"])
+
+    def _matmul_ty(self, node, op, label, args, named):
+        names = ("lhs", "rhs") if op == "matmul" else ("acc", "lhs", "rhs")
+        tys_ = {n: args[i][1] if i < len(args) else UNKNOWN for i, n in enumerate(names)}
+        lhs, rhs = tys_["lhs"], tys_["rhs"]
+        if lhs.dtype and rhs.dtype and lhs.is_tensor and rhs.is_tensor \
+                and lhs.dtype is not rhs.dtype:
+            raise self.error(node, "%s: lhs and rhs must have the same dtype, got %s and %s"
+                             % (label, lhs.dtype, rhs.dtype))
+        inputs = lhs.dtype if lhs.is_tensor and lhs.dtype is rhs.dtype else None
+        if op == "matmul_acc":
+            acc = tys_["acc"]
+            if acc.is_tensor and acc.dtype and inputs is not None:
+                need = "fp32" if inputs.is_float else "int32"
+                if acc.dtype.name != need:
+                    raise self.error(node, "%s: the accumulator is %s but %s inputs accumulate in "
+                                     "%s; create it as pl.%s (or start it with pl.matmul(..., "
+                                     "out_dtype=pl.%s))"
+                                     % (label, acc.dtype, inputs, need.upper(), need.upper(),
+                                        need.upper()))
+            return tys.tensor(acc.dtype if acc.is_tensor else None,
+                              acc.shape if acc.is_tensor and acc.stable else None)
+        out = _dtype_of_ir(named.get("out_dtype", (None, None))[0]) or inputs
+        return tys.tensor(out)
+
+    # -- frontend specials --------------------------------------------------------------
+    def special_call(self, node, name):
+        label = "%s()" % self.text(node.func)
+        if name in ("get_block_idx", "get_block_num", "get_subblock_idx"):
+            if node.args or node.keywords:
+                raise self.error(node, "%s takes no arguments" % label)
+            if name == "get_subblock_idx" or not self.spmd:
+                ir = const("int64", 1 if name == "get_block_num" else 0)
+                return ir, tys.of_pure(ir)
+            var, num = self.spmd[-1]
+            if name == "get_block_idx":
+                return var, tys.scalar(INDEX)
+            return num, (tys.of_pure(num) if tys.is_pure(num) else tys.scalar(INDEX))
+        if name in ("no_dep", "dump_tag"):
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(node, "%s takes 1 argument" % label)
+            return self.texpr(node.args[0])
+        if name == "const":
+            ordered, _ = self.call_args(node, ("value", "dtype"), 2, (), label)
+            value, _ = self.texpr(ordered[0])
+            dtype = _dtype_of_ir(self.texpr(ordered[1])[0])
+            if value["e"] != "const" or value["dtype"] not in ("int64", "fp32", "bool") \
+                    or dtype is None:
+                raise self.error(node, "%s needs a literal number and a pl dtype" % label)
+            v = value["v"]
+            ir = const(dtype.name, float(v) if dtype.is_float else int(v))
+            return ir, tys.of_pure(ir)
+        if name == "static_assert":
+            ordered, _ = self.call_args(node, ("condition", "msg"), 1, (), label)
+            cond, _ = self.texpr(ordered[0])
+            truth = tys.truth(cond)
+            if truth is None:
+                raise self.error(node, "%s: '%s' is not known at compile time"
+                                 % (label, self.text(ordered[0])))
+            if not truth:
+                msg = self.texpr(ordered[1])[0]["v"] if len(ordered) > 1 else ""
+                raise self.error(node, "static assertion failed: %s"
+                                 % (msg or self.text(ordered[0])))
+            return self.fold(node, None)
+        if name == "static_print":
+            parts = []
+            for a in node.args:
+                ir, ty = self.texpr(a)
+                if ir["e"] == "const" and ir["dtype"] == "str" and isinstance(a, ast.Constant):
+                    parts.append(ir["v"])
+                else:
+                    parts.append("%s = %s" % (self.text(a), _describe(ir, ty)))
+            line = self.scope.line or node.lineno
+            print("[static_print] %s:%d: %s" % (self.scope.kernel.source_file, line,
+                                                " ".join(parts)))
+            return self.fold(node, None)
+        if name == "yield_":
+            raise self.error(node, "pl.yield_(...) must be a statement of its own or the whole "
+                             "right-hand side of an assignment")
+        raise self.error(node, "%s is not supported in a kernel" % label)
+
+
+def _describe(ir, ty):
+    if ir["e"] == "const":
+        return repr(ir["v"])
+    if ty.is_tensor:
+        dims = "?" if ty.shape is None else ", ".join("?" if d is None else str(d)
+                                                     for d in ty.shape)
+        return "tensor[[%s], %s]" % (dims, ty.dtype or "?")
+    if ty.kind == "scalar":
+        return "scalar[%s]" % (ty.dtype or "?")
+    return ty.kind or "unknown"
+
+
+def _arg_ir(args, named, index, names):
+    """IR of an op argument by position, else by one of its keyword names."""
+    if index < len(args):
+        return args[index][0]
+    for n in names:
+        if n in named:
+            return named[n][0]
+    return None

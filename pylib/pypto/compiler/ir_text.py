@@ -18,6 +18,8 @@ def _idx(i, slots):
 def _expr(e, slots, nested=False):
     kind = e["e"]
     if kind == "const":
+        if e["dtype"] == "dtype":
+            return e["v"]
         if e["dtype"] in _PLAIN_CONSTS:  # Python literal dtypes need no tag
             return repr(e["v"])
         return "%r:%s" % (e["v"], e["dtype"])
@@ -43,21 +45,23 @@ def _expr(e, slots, nested=False):
     return "<%s>" % kind
 
 
-def _stmts(body, slots, depth, out):
+def _stmts(body, slots, depth, out, line=None):
     pad = "  " * depth
+    if not body and line is not None:  # an empty loop body or branch
+        out.append("%5d | %spass" % (line, pad))
     for s in body:
         kind, line = s["s"], "%5d | " % s["line"]
         if kind == "for":
             out.append("%s%sfor %s in %s(%s, %s, %s):" % (
                 line, pad, slots[s["var"]], s["kind"], _expr(s["start"], slots),
                 _expr(s["stop"], slots), _expr(s["step"], slots)))
-            _stmts(s["body"], slots, depth + 1, out)
+            _stmts(s["body"], slots, depth + 1, out, s["line"])
         elif kind == "at":
-            out.append("%s%sat %s:" % (line, pad, "" if s["name"] is None else repr(s["name"])))
-            _stmts(s["body"], slots, depth + 1, out)
+            out.append("%s%sat%s:" % (line, pad, "" if s["name"] is None else " " + repr(s["name"])))
+            _stmts(s["body"], slots, depth + 1, out, s["line"])
         elif kind == "if":
             out.append("%s%sif %s:" % (line, pad, _expr(s["cond"], slots)))
-            _stmts(s["then"], slots, depth + 1, out)
+            _stmts(s["then"], slots, depth + 1, out, s["line"])
             if s["else"]:
                 out.append("%s%selse:" % (line, pad))
                 _stmts(s["else"], slots, depth + 1, out)

@@ -12,10 +12,17 @@ from pypto.compiler.errors import KernelCompileError
 MISSING = object()  # "no static value" (None is a legitimate value)
 
 
+def stored_names(stmts):
+    """Every name a list of statements assigns (loop targets, `as` targets included)."""
+    return {n.id for stmt in stmts for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
 class KernelSource:
-    def __init__(self, fn):
+    def __init__(self, fn, has_self=False):
         self.fn = fn
         self.name = fn.__name__
+        self.has_self = has_self  # a @pl.program method: the first parameter is `self`
         code = fn.__code__
         try:
             path = inspect.getsourcefile(fn) or code.co_filename
@@ -46,9 +53,10 @@ class KernelSource:
                 pass
         # Every name the body binds is local to the kernel (Python scoping), even where it
         # is read before its first assignment in the text.
-        self.bound_names = {
-            n.id for stmt in func.body for n in ast.walk(stmt)
-            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        self.bound_names = stored_names(func.body)
+        args = [a.arg for a in func.args.args]
+        self.self_name = args[0] if has_self and args else None
+        self.arg_names = args[1:] if self.self_name else args
 
     def error(self, node_or_line, detail, cls=KernelCompileError):
         line = node_or_line if isinstance(node_or_line, int) else node_or_line.lineno

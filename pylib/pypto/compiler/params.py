@@ -61,7 +61,14 @@ def read_params(kernel):
     defaults = kernel.fn.__defaults__ or ()
     first_default = len(args.args) - len(defaults)
     decls = []
-    for i, arg in enumerate(args.args):
+    params = args.args
+    if kernel.has_self:
+        if not params:
+            raise kernel.error(kernel.func, "@pl.function '%s' must take 'self' as its first "
+                               "parameter" % kernel.name)
+    for i, arg in enumerate(params):
+        if kernel.has_self and i == 0:
+            continue
         decl = ParamDecl(arg.arg, arg.lineno)
         if i >= first_default:
             decl.default = defaults[i - first_default]

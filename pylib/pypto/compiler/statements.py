@@ -1,31 +1,75 @@
-"""Kernel statements -> IR STMT nodes (host/sim/IR.md); the whole entry FUNCTION."""
+"""Kernel statements -> IR STMT nodes (host/sim/IR.md); the whole entry FUNCTION. Calls of
+helpers are spliced by splice.SpliceMixin."""
 
 import ast
 import builtins
 
+from pypto.compiler import tys
 from pypto.compiler.expressions import ExprTranslator
-from pypto.compiler.kernel_source import MISSING
+from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
+from pypto.compiler.kernel_source import MISSING, stored_names
 from pypto.compiler.syntax_names import unsupported
-from pypto.language import op_table
+from pypto.compiler.tys import UNKNOWN, Ty, const
+from pypto.language import constructs
+from pypto.language.dtypes import INDEX
 from pypto.language.types import Level
 
-_LOOPS = " or ".join("pl.%s(...)" % k for k in op_table.LOOP_ITERATORS)
+_LOOPS = ", ".join("pl.%s(...)" % k for k in list(constructs.LOOPS)[:-1]) \
+    + " or pl.%s(...)" % list(constructs.LOOPS)[-1]
+_WITHS = "'with pl.at(...)', 'with pl.spmd(...)', 'with pl.scope()' or 'with pl.manual_scope()'"
+_SEQUENTIAL = ("range", "unroll", "pipeline")
 
 
-class FunctionTranslator(ExprTranslator):
-    def __init__(self, kernel, spec):
-        super().__init__(kernel, spec)
-        self.num_returns = None  # set by the first `return`
+class _Carry:
+    """A loop with init_values=: the carried slots and, once seen, the yield targets."""
+
+    def __init__(self, slots):
+        self.slots = slots
+        self.targets = None
+
+
+def _join_env(a, b):
+    return {slot: tys.join(a.get(slot), b.get(slot)) for slot in set(a) | set(b)}
+
+
+class FunctionTranslator(SpliceMixin, ExprTranslator):
+    def __init__(self, kernel, spec, kind="orchestration", program=None):
+        self.kernel = kernel
+        self.spec = spec
+        self.entry_file = kernel.source_file
+        self.slots = [p.name for p in spec.params]
+        self.params = {p.name: p for p in spec.params}
+        self.scope = Scope(kernel, program=program, params=self.slots)
+        self.env = {}
+        for i, p in enumerate(spec.params):
+            self.scope.names[p.name] = i
+            if p.kind == "tensor":
+                self.env[i] = tys.tensor(p.dtype, p.shape)
+            elif p.runtime:
+                self.env[i] = tys.scalar(p.dtype)
+            else:
+                self.env[i] = tys.scalar(p.dtype, self.scalar_const(p))
+        self.incore = 1 if kind in INCORE_KINDS else 0
+        self.spmd = []             # (block index IR, block count IR) of enclosing pl.spmd
+        self.yields = [("function",)]
+        self.pending = []          # statements of calls spliced inside an expression
+        self.active = [kernel]     # functions being spliced (recursion check)
+        self.splices = {}          # callee name -> times spliced (slot prefixes)
+        self.num_returns = None    # set by the entry's first `return`
+
+    @staticmethod
+    def scalar_const(param):
+        return const(param.dtype.name, param.value)
 
     def function(self):
-        func = self.k.func
-        # A specialised scalar that the body rebinds cannot fold everywhere: seed its slot.
-        prologue = [{"s": "assign", "line": func.lineno, "slot": self.slot_of[p.name],
+        func = self.kernel.func
+        # A specialised scalar that the body rebinds: its slot must hold the value too.
+        prologue = [{"s": "assign", "line": func.lineno, "slot": self.scope.names[p.name],
                      "value": self.scalar_const(p)}
                     for p in self.params.values()
-                    if p.kind == "scalar" and not p.runtime and p.name not in self.folded]
+                    if p.kind == "scalar" and not p.runtime and p.name in self.kernel.bound_names]
         body = prologue + self.block(func.body)
-        return {"name": self.k.name, "line": func.lineno,
+        return {"name": self.kernel.name, "line": func.lineno,
                 "params": [self._param(p) for p in self.params.values()],
                 "slots": self.slots, "body": body}
 
@@ -33,7 +77,7 @@ class FunctionTranslator(ExprTranslator):
     def _param(p):
         if p.kind == "tensor":
             return {"name": p.name, "kind": "tensor", "direction": p.direction,
-                    "shape": list(p.shape), "dtype": p.dtype.name}
+                    "shape": [-1 if d is None else d for d in p.shape], "dtype": p.dtype.name}
         return {"name": p.name, "kind": "scalar", "direction": "In", "dtype": p.dtype.name,
                 "runtime": p.runtime}
 
@@ -43,115 +87,367 @@ class FunctionTranslator(ExprTranslator):
             method = getattr(self, "_s_" + type(node).__name__, None)
             if method is None:
                 raise self.error(node, unsupported(node))
-            out.extend(method(node))
+            saved, self.pending = self.pending, []
+            try:
+                result = method(node)
+            finally:
+                spliced, self.pending = self.pending, saved
+            out.extend(spliced)
+            out.extend(result)
         return out
 
-    @staticmethod
-    def _stmt(s, node, /, **fields):  # positional-only: "kind" is also a field name
-        return {"s": s, "line": node.lineno, **fields}
+    def _stmt(self, s, node, /, **fields):  # positional-only: "kind" is also a field name
+        return {"s": s, "line": self.scope.line or node.lineno, **fields}
+
+    def read_slot(self, slot):
+        ty = self.env.get(slot, UNKNOWN)
+        value = ty.known_value()
+        return (value if value is not None else {"e": "var", "slot": slot}), ty
 
     # -- assignments --------------------------------------------------------------------
     def _s_Assign(self, node):
         if len(node.targets) != 1:
-            raise self.error(node, "chained assignment '%s' is not supported" % self.k.text(node))
-        return [self.assign(node, node.targets[0], node.value)]
+            raise self.error(node, "chained assignment '%s' is not supported" % self.text(node))
+        target, value = node.targets[0], node.value
+        if isinstance(value, ast.Call):
+            if self.is_yield(value):
+                return self.yield_stmt(node, value, target)
+            callee = self.resolve_callee(value)
+            if callee is not None and self._names_target(target):
+                names = [target] if isinstance(target, ast.Name) else target.elts
+                plan = ReturnPlan("targets")
+                self.splice_call(value, callee, plan, target_names=[n.id for n in names])
+                return []
+        return self.assign(node, target, value)
 
     def _s_AnnAssign(self, node):
         if node.value is None:  # a bare declaration has no effect
             return []
-        return [self.assign(node, node.target, node.value)]
+        return self.assign(node, node.target, node.value)
 
     def _s_AugAssign(self, node):
         if not isinstance(node.target, ast.Name):
             raise self.error(node, "augmented assignment to '%s' is not supported; only to a "
-                             "plain name" % self.k.text(node.target))
-        value = self.expr(ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op,
-                                    right=node.value, lineno=node.lineno,
-                                    col_offset=node.col_offset))
-        return [self._stmt("assign", node, slot=self.bind(node.target.id), value=value)]
+                             "plain name" % self.text(node.target))
+        value = ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op,
+                          right=node.value, lineno=node.lineno, col_offset=node.col_offset,
+                          end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)
+        ir, ty = self.texpr(value)
+        slot = self.bind(node.target.id)
+        self.set_ty(slot, ir, ty)
+        return [self._stmt("assign", node, slot=slot, value=ir)]
+
+    @staticmethod
+    def _names_target(target):
+        return isinstance(target, ast.Name) or (
+            isinstance(target, (ast.Tuple, ast.List))
+            and all(isinstance(t, ast.Name) for t in target.elts))
 
     def assign(self, node, target, value_node):
-        value = self.expr(value_node)  # Python evaluates the right side first
+        value, ty = self.texpr(value_node)  # Python evaluates the right side first
         if isinstance(target, ast.Name):
-            return self._stmt("assign", node, slot=self.bind(target.id), value=value)
+            slot = self.bind(target.id)
+            self.set_ty(slot, value, ty)
+            return [self._stmt("assign", node, slot=slot, value=value)]
         if isinstance(target, (ast.Tuple, ast.List)):
             if not all(isinstance(t, ast.Name) for t in target.elts):
                 raise self.error(node, "tuple assignment targets must be plain names ('%s')"
-                                 % self.k.text(target))
-            return self._stmt("unpack", node, slots=[self.bind(t.id) for t in target.elts],
-                              value=value)
+                                 % self.text(target))
+            return [self.unpack(node, [t.id for t in target.elts], value, ty)]
         if isinstance(target, ast.Subscript):
-            base = target.value
-            if not isinstance(base, ast.Name) or not self.is_local(base.id):
-                raise self.error(node, "the target of a subscript assignment must be a plain "
-                                 "tensor name, got '%s'" % self.k.text(base))
-            if base.id in self.folded:
-                raise self.error(node, "'%s' is a scalar parameter and cannot be subscripted"
-                                 % base.id)
-            return self._stmt("write", node, target=self.bind(base.id),
-                              index=self.index_list(target), text=self.k.text(target), value=value)
-        raise self.error(node, "assignment to '%s' is not supported" % self.k.text(target))
+            return [self.write(node, target, value, ty)]
+        raise self.error(node, "assignment to '%s' is not supported" % self.text(target))
 
-    # -- control flow -------------------------------------------------------------------
+    def unpack(self, node, names, value, ty, slots=None):
+        n = len(names)
+        if value["e"] in ("tuple", "list") and len(value["items"]) != n:
+            raise self.error(node, "cannot unpack %d values into %d names"
+                             % (len(value["items"]), n))
+        slots = slots or [self.bind(name) for name in names]
+        items = ty.items if ty.items is not None and len(ty.items) == n else None
+        for k, slot in enumerate(slots):
+            item_ir = value["items"][k] if value["e"] in ("tuple", "list") else None
+            item_ty = items[k] if items else UNKNOWN
+            if item_ir is not None:
+                self.set_ty(slot, item_ir, item_ty)
+            else:
+                self.env[slot] = item_ty.replace(value=None, stable=True)
+        return self._stmt("unpack", node, slots=slots, value=value)
+
+    def write(self, node, target, value, vty):
+        base = target.value
+        if not isinstance(base, ast.Name) or not self.is_local(base.id):
+            raise self.error(node, "the target of a subscript assignment must be a plain "
+                             "tensor name, got '%s'" % self.text(base))
+        if base.id in self.scope.consts:
+            raise self.error(node, "'%s' is a compile-time value and cannot be subscripted"
+                             % base.id)
+        slot = self.bind(base.id)
+        tty = self.env.get(slot, UNKNOWN)
+        if tty.kind == "scalar":
+            raise self.error(node, "'%s' is a scalar and cannot be subscripted" % base.id)
+        if tty.is_tensor and vty.is_tensor and tty.dtype and vty.dtype \
+                and tty.dtype is not vty.dtype:
+            raise self.error(node, "'%s': the value written is %s but '%s' is %s; convert it "
+                             "with pl.cast first" % (self.text(target), vty.dtype, base.id,
+                                                     tty.dtype))
+        return self._stmt("write", node, target=slot, index=self.index_list(target),
+                          text=self.text(target), value=value)
+
+    # -- loops --------------------------------------------------------------------------
     def _s_For(self, node):
         if node.orelse:
             raise self.error(node, "'for ... else' is not supported in a kernel")
         it = node.iter
         fn = self.static_value(it.func) if isinstance(it, ast.Call) else MISSING
-        kind = op_table.LOOP_ITERATORS.get(getattr(fn, "_pypto_loop", None))
-        if kind is None:
+        name = getattr(fn, "_pypto_loop", None)
+        if name not in constructs.LOOPS:
             if fn is builtins.range:
                 raise self.error(node, "plain Python 'range' is not allowed as a kernel loop; "
                                  "use %s" % _LOOPS)
             raise self.error(node, "a kernel for-loop must iterate over %s, got '%s'"
-                             % (_LOOPS, self.k.text(it)))
-        label = "pl.%s()" % fn._pypto_loop
-        if it.keywords:
-            raise self.error(node, "%s: keyword argument '%s' is not supported yet"
-                             % (label, it.keywords[0].arg))
-        if not 1 <= len(it.args) <= 3 or any(isinstance(a, ast.Starred) for a in it.args):
+                             % (_LOOPS, self.text(it)))
+        kind, allowed = constructs.LOOPS[name]
+        label = "pl.%s()" % name
+        if any(isinstance(a, ast.Starred) for a in it.args):
+            raise self.error(node, "%s: *args are not supported" % label)
+        if name == "spmd":
+            if len(it.args) != 1:
+                raise self.error(node, "%s takes 1 positional argument (core_num), got %d"
+                                 % (label, len(it.args)))
+        elif not 1 <= len(it.args) <= 3:
             raise self.error(node, "%s takes 1 to 3 arguments (%s), got %d"
-                             % (label, ", ".join(op_table.LOOP_PARAMS), len(it.args)))
-        if not isinstance(node.target, ast.Name):
+                             % (label, ", ".join(constructs.LOOP_PARAMS), len(it.args)))
+        keywords = self._region_keywords(node, it, label, allowed)
+        init_node = keywords.get("init_values")
+        if "stage" in keywords:
+            stage = self.expr(keywords["stage"])
+            if stage["e"] != "const" or stage["dtype"] != "int64" or stage["v"] < 1:
+                raise self.error(node, "%s: stage must be a positive compile-time int, got '%s'"
+                                 % (label, self.text(keywords["stage"])))
+        # The loop target: `i`, or `i, (a, b)` with init_values=.
+        target = node.target
+        carried_names = []
+        if init_node is not None:
+            if not (isinstance(init_node, (ast.Tuple, ast.List)) and init_node.elts):
+                raise self.error(node, "%s: init_values must be a tuple of initial values, got "
+                                 "'%s'" % (label, self.text(init_node)))
+            shape_ok = isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and isinstance(target.elts[0], ast.Name)
+            carried = target.elts[1] if shape_ok else None
+            if isinstance(carried, ast.Name):
+                carried_names = [carried.id]
+            elif isinstance(carried, (ast.Tuple, ast.List)) \
+                    and all(isinstance(e, ast.Name) for e in carried.elts):
+                carried_names = [e.id for e in carried.elts]
+            else:
+                raise self.error(node, "%s with init_values=: the loop target must be "
+                                 "'i, (a, b, ...)', got '%s'" % (label, self.text(target)))
+            if len(carried_names) != len(init_node.elts):
+                raise self.error(node, "%s: %d init_values for %d carried names"
+                                 % (label, len(init_node.elts), len(carried_names)))
+            target = target.elts[0]
+        elif not isinstance(target, ast.Name):
             raise self.error(node, "the loop variable of %s must be a plain name, got '%s'"
-                             % (label, self.k.text(node.target)))
+                             % (label, self.text(target)))
+        # The iterator is evaluated first: bounds, then initial values.
         bounds = [self.expr(a) for a in it.args]
         if len(bounds) == 1:
-            bounds.insert(0, {"e": "const", "dtype": "int64", "v": 0})
+            bounds.insert(0, const("int64", 0))
         if len(bounds) == 2:
-            bounds.append({"e": "const", "dtype": "int64", "v": 1})
-        var = self.bind(node.target.id)
-        return [self._stmt("for", node, kind=kind, var=var, start=bounds[0], stop=bounds[1],
-                           step=bounds[2], body=self.block(node.body))]
+            bounds.append(const("int64", 1))
+        pre = []
+        inits = [self.texpr(e) for e in init_node.elts] if init_node is not None else []
+        if name == "spmd":
+            bounds[1] = self._block_count(node, bounds[1], pre)
+        carry = None
+        if inits:
+            slots = [self.bind(n) for n in carried_names]
+            pre.append(self._assign_many(node, slots, inits))
+            carry = _Carry(slots)
+        var = self.bind(target.id)
+        rebound = stored_names(node.body) | set(carried_names) | {target.id}
+        body = self._loop_body(node.body, kind, var, rebound, carry, spmd_num=(
+            bounds[1] if name == "spmd" else None))
+        loop = self._stmt("for", node, kind=kind, var=var, start=bounds[0], stop=bounds[1],
+                          step=bounds[2], body=body)
+        post = []
+        if carry is not None and carry.targets and carry.targets != carry.slots:
+            post.append(self._assign_many(node, carry.targets,
+                                          [self.read_slot(s) for s in carry.slots]))
+        return [s for s in pre + [loop] + post if s is not None]
 
+    def _region_keywords(self, node, call, label, allowed):
+        out = {}
+        for kw in call.keywords:
+            if kw.arg is None:
+                raise self.error(node, "%s: **kwargs are not supported" % label)
+            if kw.arg not in allowed:
+                raise self.error(node, "%s got an unexpected keyword argument '%s'"
+                                 % (label, kw.arg))
+            out[kw.arg] = kw.value
+        return out
+
+    def _block_count(self, node, num, pre):
+        """The block count of a pl.spmd, on a slot unless it is a constant (so that
+        pl.get_block_num() reads the value the loop was started with)."""
+        if tys.is_pure(num):
+            return num
+        slot = self.new_slot("block_num")
+        self.env[slot] = tys.scalar(INDEX)
+        pre.append(self._stmt("assign", node, slot=slot, value=num))
+        return {"e": "var", "slot": slot}
+
+    def _loop_body(self, stmts, kind, var, rebound, carry, spmd_num=None):
+        before = dict(self.env)
+        if kind in _SEQUENTIAL:
+            # Names the body rebinds may hold a value from the previous iteration.
+            for name in rebound:
+                slot = self.scope.names.get(name)
+                if slot is not None and slot in self.env:
+                    self.env[slot] = self.env[slot].replace(stable=False)
+        self.env[var] = tys.scalar(INDEX)
+        self.yields.append(("loop", carry) if carry is not None else ("plain",))
+        if kind == "spmd":
+            self.spmd.append(({"e": "var", "slot": var}, spmd_num))
+            self.incore += 1
+        try:
+            body = self.block(stmts)
+        finally:
+            self.yields.pop()
+            if kind == "spmd":
+                self.spmd.pop()
+                self.incore -= 1
+        if kind in _SEQUENTIAL:
+            self.env = _join_env(before, self.env)
+        else:
+            # Independent iterations run on copies of the variables: nothing leaks out.
+            self.env = before
+        return body
+
+    def _assign_many(self, node, slots, pairs):
+        """slots[k] = pairs[k] (IR, Ty), as one statement (None: nothing to do)."""
+        if len(slots) == 1:
+            ir, ty = pairs[0]
+            if ir["e"] == "var" and ir["slot"] == slots[0]:
+                return None  # x = x
+            self.set_ty(slots[0], ir, ty)
+            return self._stmt("assign", node, slot=slots[0], value=ir)
+        value = {"e": "tuple", "items": [p[0] for p in pairs]}
+        for slot, (ir, ty) in zip(slots, pairs):
+            self.set_ty(slot, ir, ty)
+        return self._stmt("unpack", node, slots=list(slots), value=value)
+
+    # -- pl.yield_ ----------------------------------------------------------------------
+    def is_yield(self, call):
+        if not isinstance(call.func, (ast.Name, ast.Attribute)) \
+                or not self.is_static_chain(call.func):
+            return False
+        return getattr(self.static_value(call.func), "_pypto_special", None) == "yield_"
+
+    def yield_stmt(self, node, call, target):
+        if call.keywords or any(isinstance(a, ast.Starred) for a in call.args) \
+                or not call.args:
+            raise self.error(node, "pl.yield_() takes the yielded values as positional arguments")
+        names = None
+        if target is not None:
+            if not self._names_target(target):
+                raise self.error(node, "pl.yield_() results must be assigned to plain names, "
+                                 "got '%s'" % self.text(target))
+            names = [target.id] if isinstance(target, ast.Name) else [e.id for e in target.elts]
+        values = [self.texpr(a) for a in call.args]
+        ctx = self.yields[-1]
+        if ctx[0] == "loop":
+            carry = ctx[1]
+            if len(values) != len(carry.slots):
+                raise self.error(node, "pl.yield_() gives %d value(s) but the loop carries %d"
+                                 % (len(values), len(carry.slots)))
+            out = [self._assign_many(node, carry.slots, values)]
+            if names is not None:
+                if len(names) != len(carry.slots):
+                    raise self.error(node, "pl.yield_() of %d value(s) assigned to %d name(s)"
+                                     % (len(values), len(names)))
+                slots = [self.bind(n) for n in names]
+                if carry.targets is not None and carry.targets != slots:
+                    raise self.error(node, "every pl.yield_() of a loop must assign the same "
+                                     "names")
+                carry.targets = slots
+                if slots != carry.slots:
+                    out.append(self._assign_many(node, slots, [self.read_slot(s)
+                                                               for s in carry.slots]))
+            return [s for s in out if s is not None]
+        if ctx[0] == "if":
+            if names is None:
+                raise self.error(node, "pl.yield_() in an if/else branch must assign its values "
+                                 "('x = pl.yield_(...)')")
+            if len(names) == 1 and len(values) > 1:
+                ir = {"e": "tuple", "items": [v[0] for v in values]}
+                values = [(ir, Ty("tuple", items=tuple(v[1] for v in values)))]
+            if len(names) != len(values):
+                raise self.error(node, "pl.yield_() of %d value(s) assigned to %d name(s)"
+                                 % (len(values), len(names)))
+            stmt = self._assign_many(node, [self.bind(n) for n in names], values)
+            return [] if stmt is None else [stmt]
+        raise self.error(node, "pl.yield_() must be inside a pl.range(..., init_values=...) loop "
+                         "or an if/else branch")
+
+    # -- regions ------------------------------------------------------------------------
     def _s_With(self, node):
         item = node.items[0]
         call = item.context_expr
         fn = self.static_value(call.func) if isinstance(call, ast.Call) else MISSING
         region = getattr(fn, "_pypto_region", None)
-        if len(node.items) != 1 or region not in op_table.REGIONS:
-            raise self.error(node, "a kernel 'with' statement must be 'with pl.at(...)'")
+        if len(node.items) != 1 or region not in constructs.REGIONS:
+            raise self.error(node, "a kernel 'with' statement must be %s" % _WITHS)
         label = "pl.%s()" % region
-        if item.optional_vars is not None:
-            raise self.error(node, "%s: 'as' targets are not supported yet" % label)
+        allowed = constructs.REGIONS[region]
+        keywords = self._region_keywords(node, call, label, allowed)
+        pre = []
+        tid = item.optional_vars
+        if tid is not None:  # a TaskId: scheduling only, a `none` value here
+            if not isinstance(tid, ast.Name):
+                raise self.error(node, "%s: the 'as' target must be a plain name, got '%s'"
+                                 % (label, self.text(tid)))
+            slot = self.bind(tid.id)
+            none = const("none", None)
+            self.set_ty(slot, none, tys.of_pure(none))
+            pre.append(self._stmt("assign", node, slot=slot, value=none))
+        if region == "at":
+            return pre + [self._at(node, call, label, keywords)]
+        if region == "spmd":
+            if len(call.args) != 1 or any(isinstance(a, ast.Starred) for a in call.args):
+                raise self.error(node, "%s takes 1 positional argument (core_num), got %d"
+                                 % (label, len(call.args)))
+            num = self._block_count(node, self.expr(call.args[0]), pre)
+            var = self.new_slot("block_idx")
+            body = self._loop_body(node.body, "spmd", var, (), None, spmd_num=num)
+            return pre + [self._stmt("for", node, kind="spmd", var=var, start=const("int64", 0),
+                                     stop=num, step=const("int64", 1), body=body)]
+        # pl.scope() / pl.manual_scope() / pl.cluster(): scheduling hints only.
+        if call.args:
+            raise self.error(node, "%s takes no positional arguments" % label)
+        return pre + self.block(node.body)
+
+    def _at(self, node, call, label, keywords):
         if call.args:
             raise self.error(node, "%s takes keyword arguments only (%s)"
-                             % (label, ", ".join("%s=" % k for k in op_table.REGIONS[region])))
+                             % (label, ", ".join("%s=" % k for k in constructs.REGIONS["at"])))
         name = None
-        for kw in call.keywords:
-            if kw.arg not in op_table.REGIONS[region]:
-                raise self.error(node, "%s got an unexpected keyword argument '%s'"
-                                 % (label, kw.arg))
-            value = self._static(kw.value)
-            if kw.arg == "name_hint":
-                if not (value is None or isinstance(value, str)):
-                    raise self.error(node, "%s: name_hint must be a compile-time string, got '%s'"
-                                     % (label, self.k.text(kw.value)))
-                name = value
-            elif kw.arg == "level" and not isinstance(value, Level):
-                raise self.error(node, "%s: level must be a pl.Level member, got '%s'"
-                                 % (label, self.k.text(kw.value)))
-        return [self._stmt("at", node, name=name, body=self.block(node.body))]
+        if "name_hint" in keywords:
+            value = self._static(keywords["name_hint"])
+            if not (value is None or isinstance(value, str)):
+                raise self.error(node, "%s: name_hint must be a compile-time string, got '%s'"
+                                 % (label, self.text(keywords["name_hint"])))
+            name = value
+        if "level" in keywords and not isinstance(self._static(keywords["level"]), Level):
+            raise self.error(node, "%s: level must be a pl.Level member, got '%s'"
+                             % (label, self.text(keywords["level"])))
+        self.incore += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.incore -= 1
+        return self._stmt("at", node, name=name, body=body)
 
     def _static(self, node):
         """A compile-time value (literal or module-level name), MISSING otherwise."""
@@ -159,28 +455,55 @@ class FunctionTranslator(ExprTranslator):
             return node.value
         return self.static_value(node)
 
+    # -- if / return / expression statements --------------------------------------------
     def _s_If(self, node):
-        return [self._stmt("if", node, cond=self.expr(node.test), then=self.block(node.body),
-                           **{"else": self.block(node.orelse)})]
+        cond, _ = self.texpr(node.test)
+        truth = tys.truth(cond)
+        self.yields.append(("if",))
+        try:
+            if truth is not None:  # a compile-time condition: only the branch taken
+                return self.block(node.body if truth else node.orelse)
+            before = dict(self.env)
+            then = self.block(node.body)
+            then_env, self.env = self.env, before
+            orelse = self.block(node.orelse)
+            self.env = _join_env(then_env, self.env)
+        finally:
+            self.yields.pop()
+        return [self._stmt("if", node, cond=cond, then=then, **{"else": orelse})]
 
     def _s_Return(self, node):
         if node.value is None:
-            values = []
+            pairs = []
         elif isinstance(node.value, ast.Tuple):
-            values = [self.expr(e) for e in node.value.elts]
+            pairs = [self.texpr(e) for e in node.value.elts]
         else:
-            values = [self.expr(node.value)]
+            pairs = [self.texpr(node.value)]
+        plan = self.scope.ret
+        if plan is not None:
+            return self._callee_return(node, plan, pairs)
         if self.num_returns is None:
-            self.num_returns = len(values)
-        elif self.num_returns != len(values):
+            self.num_returns = len(pairs)
+        elif self.num_returns != len(pairs):
             raise self.error(node, "this return gives %d value(s) but an earlier one gives %d"
-                             % (len(values), self.num_returns))
-        return [self._stmt("return", node, values=values)]
+                             % (len(pairs), self.num_returns))
+        return [self._stmt("return", node, values=[p[0] for p in pairs])]
 
     def _s_Expr(self, node):
-        if isinstance(node.value, ast.Constant):  # docstrings and stray literals
+        value = node.value
+        if isinstance(value, ast.Constant):  # docstrings and stray literals
             return []
-        return [self._stmt("expr", node, value=self.expr(node.value))]
+        if isinstance(value, ast.Call):
+            if self.is_yield(value):
+                return self.yield_stmt(node, value, None)
+            callee = self.resolve_callee(value)
+            if callee is not None:
+                self.splice_call(value, callee, ReturnPlan("discard"))
+                return []
+        ir, _ = self.texpr(value)
+        if ir["e"] == "const":  # no-ops: pl.system.*, bind_dynamic, static_assert, ...
+            return []
+        return [self._stmt("expr", node, value=ir)]
 
     def _s_Pass(self, node):
         return []

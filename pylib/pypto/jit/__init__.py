@@ -6,3 +6,4 @@ from pypto.jit.compiled_program import CompiledProgram  # noqa: F401
 from pypto.compiler.errors import (  # noqa: F401
     KernelCompileError, KernelArgumentError, KernelArgumentMismatchError,
 )
+from pypto.jit.program import Program, program, function  # noqa: F401,E402

@@ -1,12 +1,61 @@
-"""JITFunction: a `@pl.jit` kernel. compile() specialises on its arguments and returns the
-cached CompiledProgram; calling it compiles (sample mode) and dispatches in place."""
+"""JITFunction: a `@pl.jit` kernel (or a `@pl.jit.inline` / `@pl.jit.incore` helper spliced
+into one). compile() specialises an entry on its arguments and returns the cached
+CompiledProgram; calling it compiles (sample mode) and dispatches in place."""
 
+import ast
 import inspect
 import threading
 
 from pypto import compiler
+from pypto.compiler.kernel_source import MISSING
 from pypto.jit.compiled_program import CompiledProgram, as_run_config
 from pypto.jit.specialize import specialise
+
+_HELPER_KINDS = ("inline", "incore")
+
+
+def compile_entry(owner, kernel, decls, args, kwargs, config, for_call, *, all_runtime=False,
+                  kind="orchestration", program=None, sources=()):
+    """Specialise, look up owner._cache, build on a miss. Returns (CompiledProgram, spec)."""
+    config = as_run_config(config)
+    with owner._lock:
+        spec = specialise(kernel, decls, args, kwargs, for_call, all_runtime)
+        # Module constants are frozen at first compile, as in pypto: not in the key. The
+        # sources of the entry and of every function spliced into it are.
+        key = (kernel.source_file, kernel.source, tuple(sources), spec.key, config.platform,
+               repr(config.strategy), repr(config.dump_passes), config.save_kernels_dir)
+        compiled = owner._cache.get(key)
+        if compiled is None:
+            out, ir, meta = compiler.build(kernel, spec, config, kind, program,
+                                           name=owner.__name__)
+            compiled = CompiledProgram(out, ir, meta)
+            owner._cache[key] = compiled
+    return compiled, spec
+
+
+def helper_sources(kernel, seen=None):
+    """(file, source) of every @pl.jit.inline / .incore function the kernel calls, directly
+    or through other helpers (the JIT's dependency discovery)."""
+    seen = {} if seen is None else seen
+    for node in ast.walk(kernel.func):
+        if not isinstance(node, ast.Call):
+            continue
+        chain, base = [], node.func
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id in kernel.bound_names \
+                or base.id in kernel.arg_names or base.id == kernel.self_name:
+            continue
+        obj = kernel.lookup(base.id)
+        for attr in reversed(chain):
+            obj = getattr(obj, attr, MISSING) if obj is not MISSING else MISSING
+        if isinstance(obj, JITFunction) and obj._func_type in _HELPER_KINDS \
+                and id(obj) not in seen:
+            helper = obj._kernel()[0]
+            seen[id(obj)] = (helper.source_file, helper.source)
+            helper_sources(helper, seen)
+    return seen
 
 
 class JITFunction:
@@ -19,10 +68,11 @@ class JITFunction:
         self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
+        self.__wrapped__ = fn
         self.param_names = list(inspect.signature(fn).parameters)
         self._cache = {}
         self._lock = threading.RLock()
-        self._parsed = None  # (KernelSource, [ParamDecl]), read on first compile
+        self._parsed = None  # (KernelSource, [ParamDecl]), read on first use
 
     def __repr__(self):
         return "JITFunction(%r, func_type=%r)" % (self.__name__, self._func_type)
@@ -30,23 +80,30 @@ class JITFunction:
     def _kernel(self):
         if self._parsed is None:
             kernel = compiler.KernelSource(self._func)
-            self._parsed = (kernel, compiler.read_params(kernel))
+            # Helpers' annotations are not read: their parameters alias the caller's values.
+            decls = compiler.read_params(kernel) if self._func_type not in _HELPER_KINDS else None
+            self._parsed = (kernel, decls)
         return self._parsed
 
+    def _pypto_callee(self):
+        """What the compiler splices for a call of this function (None: an entry kernel,
+        which cannot be called from another kernel)."""
+        if self._func_type not in _HELPER_KINDS:
+            return None
+        return compiler.Callee(self._kernel()[0], self._func_type, self.__name__)
+
+    def _check_entry(self):
+        if self._func_type in _HELPER_KINDS:
+            raise TypeError("%r is a @pl.jit.%s function: it is spliced into the kernels that "
+                            "call it and cannot be compiled or run on its own"
+                            % (self.__name__, self._func_type))
+
     def _compile(self, args, kwargs, config, for_call):
-        config = as_run_config(config)
-        with self._lock:
-            kernel, decls = self._kernel()
-            spec = specialise(kernel, decls, args, kwargs, for_call)
-            # Module constants are frozen at first compile, as in pypto: not in the key.
-            key = (kernel.source_file, kernel.source, spec.key, config.platform,
-                   repr(config.strategy), repr(config.dump_passes), config.save_kernels_dir)
-            program = self._cache.get(key)
-            if program is None:
-                out, ir, meta = compiler.build(kernel, spec, config)
-                program = CompiledProgram(out, ir, meta)
-                self._cache[key] = program
-        return program, spec
+        self._check_entry()
+        kernel, decls = self._kernel()
+        sources = sorted(helper_sources(kernel).values())
+        return compile_entry(self, kernel, decls, args, kwargs, config, for_call,
+                             sources=sources)
 
     def compile(self, *args, config=None, **kwargs):
         """Sample mode (torch tensors among the arguments) or signature mode (none: shapes

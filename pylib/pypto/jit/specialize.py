@@ -73,19 +73,17 @@ def _scalar_value(kernel, decl, dtype, value):
     return value
 
 
-def _bind_tensor(kernel, decl, value):
+def _bind_tensor(kernel, decl, value, dynamic):
+    """A tensor parameter. pl.dynamic dims become None (a runtime extent: -1 in the IR and
+    compiled_meta.json); `dynamic` maps each DynVar to the extent seen first."""
     import torch
     if value is MISSING:  # signature mode: everything from the annotation
         if decl.shape is None or decl.dtype is None:
             raise kernel.error(decl.line, "parameter '%s' has a bare 'pl.Tensor' annotation: "
                                "signature-mode compile() needs pl.Tensor[[dims], dtype] (or "
                                "pass sample tensors)" % decl.name, KernelArgumentError)
-        if any(isinstance(d, DynVar) for d in decl.shape):
-            raise kernel.error(decl.line, "parameter '%s': pl.dynamic dims are not supported "
-                               "in signature-mode compile() yet; pass sample tensors"
-                               % decl.name, KernelArgumentError)
-        return BoundParam(decl.name, decl.line, "tensor", decl.direction, tuple(decl.shape),
-                          decl.dtype)
+        shape = tuple(None if isinstance(d, DynVar) else d for d in decl.shape)
+        return BoundParam(decl.name, decl.line, "tensor", decl.direction, shape, decl.dtype)
     if value is RUNTIME:
         raise kernel.error(decl.line, "parameter '%s' is a tensor: pl.RUNTIME only applies "
                            "to scalar parameters" % decl.name, KernelArgumentError)
@@ -106,14 +104,34 @@ def _bind_tensor(kernel, decl, value):
         raise kernel.error(decl.line, "parameter '%s': annotated dtype %s but the tensor "
                            "passed has dtype %s" % (decl.name, decl.dtype, dtype),
                            KernelArgumentMismatchError)
+    if decl.shape is not None:
+        for axis, (a, s) in enumerate(zip(decl.shape, shape)):
+            if isinstance(a, DynVar):
+                seen = dynamic.setdefault(a, (s, decl.name))
+                if seen[0] != s:
+                    raise kernel.error(decl.line, "parameter '%s': dim %d is %r = %d here but %d "
+                                       "in parameter '%s'" % (decl.name, axis, a, s, seen[0],
+                                                              seen[1]),
+                                       KernelArgumentMismatchError)
+        shape = tuple(None if isinstance(a, DynVar) else s for a, s in zip(decl.shape, shape))
     return BoundParam(decl.name, decl.line, "tensor", decl.direction, shape, dtype)
 
 
-def _bind_scalar(kernel, decl, value, signature_mode, from_default):
+def _bind_scalar(kernel, decl, value, signature_mode, from_default, all_runtime=False):
     import torch
     if isinstance(value, torch.Tensor):
         raise kernel.error(decl.line, "parameter '%s' is a scalar but a torch.Tensor was "
                            "passed" % decl.name, KernelArgumentError)
+    if all_runtime:  # a @pl.program: scalars are always runtime parameters
+        if decl.dtype is None:
+            raise kernel.error(decl.line, "parameter '%s': a @pl.function scalar parameter "
+                               "needs a pl.Scalar[dtype] annotation" % decl.name,
+                               KernelArgumentError)
+        if not (value is MISSING or value is RUNTIME or _is_number(value)):
+            raise kernel.error(decl.line, "scalar parameter '%s' must be an int, float, bool or "
+                               "pl.RUNTIME, got %s" % (decl.name, type(value).__name__),
+                               KernelArgumentError)
+        return BoundParam(decl.name, decl.line, "scalar", "In", None, decl.dtype, RUNTIME)
     if value is MISSING:
         raise kernel.error(decl.line, "scalar parameter '%s' has no value. Pass '%s=<value>' "
                            "to specialise it or '%s=pl.RUNTIME' to keep it a runtime "
@@ -139,9 +157,10 @@ def _bind_scalar(kernel, decl, value, signature_mode, from_default):
                       _scalar_value(kernel, decl, dtype, value))
 
 
-def specialise(kernel, decls, args, kwargs, for_call):
+def specialise(kernel, decls, args, kwargs, for_call, all_runtime=False):
     """Bind args/kwargs to decls. for_call: a dispatching call, so every parameter needs an
-    actual value (sample mode only)."""
+    actual value (sample mode only). all_runtime: a @pl.program entry, whose scalars are
+    never specialised."""
     import torch
     n = len(decls)
     if len(args) > n:
@@ -165,18 +184,20 @@ def specialise(kernel, decls, args, kwargs, for_call):
     signature_mode = not for_call and not any(isinstance(v, torch.Tensor) for v in values)
     if not signature_mode:
         missing = [d.name for d, v, dflt in zip(decls, values, from_default)
-                   if v is MISSING or (for_call and dflt and v is RUNTIME)]
+                   if (v is MISSING and not (all_runtime and d.kind == "scalar" and not for_call))
+                   or (for_call and dflt and v is RUNTIME)]
         if missing:
             raise kernel.error(kernel.func, "%s() missing %d required argument%s: %s"
                                % (kernel.name, len(missing), "s" if len(missing) > 1 else "",
                                   ", ".join("'%s'" % m for m in missing)), KernelArgumentError)
     bound = []
+    dynamic = {}
     for d, v, dflt in zip(decls, values, from_default):
         kind = d.kind
         if kind is None:  # unannotated: the argument decides
             if isinstance(v, torch.Tensor):
                 kind = "tensor"
-            elif _is_number(v) or v is RUNTIME:
+            elif _is_number(v) or v is RUNTIME or (all_runtime and v is MISSING):
                 kind = "scalar"
             elif v is MISSING:
                 raise kernel.error(d.line, "parameter '%s' has no annotation and no value"
@@ -186,7 +207,7 @@ def specialise(kernel, decls, args, kwargs, for_call):
                                    "torch.Tensor or a number, got %s"
                                    % (d.name, type(v).__name__), KernelArgumentError)
         if kind == "tensor":
-            bound.append(_bind_tensor(kernel, d, v))
+            bound.append(_bind_tensor(kernel, d, v, dynamic))
         else:
-            bound.append(_bind_scalar(kernel, d, v, signature_mode, dflt))
+            bound.append(_bind_scalar(kernel, d, v, signature_mode, dflt, all_runtime))
     return Specialisation(bound, values)

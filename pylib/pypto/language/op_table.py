@@ -1,5 +1,9 @@
-"""The one table of `pl.*` callables the frontend accepts. Adding an op = adding a row here
-(and teaching the simulator, see host/sim/IR.md "Ops")."""
+"""The one table of `pl.*` runtime ops the frontend accepts. Adding an op = adding a row here
+and registering the same name in the simulator (host/sim/ops/, see host/sim/IR.md "Ops").
+
+Each row: positional parameters (callers may also pass them by keyword; the IR passes them
+positionally, without gaps), how many are required, and the keyword-only names. The C++
+registration of the op accepts the same arity and keywords."""
 
 from collections import namedtuple
 
@@ -7,19 +11,98 @@ from collections import namedtuple
 # required: how many of them must be given; keywords: keyword-only names.
 OpSpec = namedtuple("OpSpec", "params required keywords")
 
+
+def _op(params, required=None, keywords=()):
+    return OpSpec(params=tuple(params), required=len(params) if required is None else required,
+                  keywords=tuple(keywords))
+
+
+_BINARY = _op(("lhs", "rhs"))
+_UNARY = _op(("input",))
+_UNARY_HP = _op(("input",), keywords=("high_precision",))
+_ROW_REDUCE = _op(("input", "tmp_tile"), 1)
+
 # Runtime ops: become {"e": "call", "op": name, ...} in the IR.
 OPS = {
-    "add": OpSpec(params=("lhs", "rhs"), required=2, keywords=()),
+    # Elementwise (pl-subset §2.4): a scalar rhs selects the scalar form.
+    "add": _BINARY,
+    "sub": _BINARY,
+    "mul": _BINARY,
+    "div": _op(("lhs", "rhs"), keywords=("high_precision",)),
+    "maximum": _BINARY,
+    "minimum": _BINARY,
+    "neg": _UNARY,
+    "abs": _UNARY,
+    "exp": _UNARY,
+    "log": _UNARY_HP,
+    "sqrt": _UNARY,
+    "rsqrt": _UNARY_HP,
+    "recip": _UNARY_HP,
+    "cmp": _op(("lhs", "rhs", "cmp_type"), 2),
+    # Creation (§2.1).
+    "create_tensor": _op(("shape", "dtype"), keywords=("layout", "manual_dep", "init_value")),
+    "create_tile": _op(("shape", "dtype"), keywords=("target_memory", "valid_shape")),
+    "full": _op(("shape", "dtype", "value"), keywords=("valid_shape",)),
+    "arange": _op(("start", "shape", "dtype"), 2, keywords=("descending",)),
+    # Views, data movement, element access (§2.2, §2.3).
+    "slice": _op(("input", "shape", "offset", "valid_shape"), 3,
+                 keywords=("drop_dims", "pad_value", "clamp")),
+    "reshape": _op(("input", "shape")),
+    "transpose": _op(("input", "axis1", "axis2")),
+    "concat": _op(("src0", "src1")),
+    "load": _op(("tensor", "offsets", "shapes", "valid_shape"), 3,
+                keywords=("target_memory", "clamp")),
+    "store": _op(("tile", "offsets", "output_tensor", "shapes"), 3, keywords=("atomic",)),
+    "assemble": _op(("target", "source", "offset"), keywords=("atomic",)),
+    "move": _op(("tile", "target_memory"), 1, keywords=("blayout", "slayout")),
+    "set_validshape": _op(("input", "valid_rows", "valid_cols")),
+    "fillpad": _op(("input", "pad_value"), 1),
+    "read": _op(("src", "offset")),
+    "write": _op(("dst", "offset", "value")),
+    "dim": _op(("input", "axis")),
+    # Reductions and broadcasts (§2.5).
+    "row_sum": _ROW_REDUCE,
+    "row_max": _ROW_REDUCE,
+    "row_min": _ROW_REDUCE,
+    "col_sum": _ROW_REDUCE,
+    "col_max": _UNARY,
+    "col_min": _UNARY,
+    "row_expand_add": _op(("lhs", "rhs", "tmp"), 2),
+    "row_expand_sub": _BINARY,
+    "row_expand_mul": _BINARY,
+    "row_expand_div": _BINARY,
+    "row_expand_max": _BINARY,
+    "row_expand_min": _BINARY,
+    "row_expand_expdif": _BINARY,
+    "row_expand": _BINARY,
+    "col_expand_add": _BINARY,
+    "col_expand_sub": _BINARY,
+    "col_expand_mul": _BINARY,
+    "col_expand_div": _BINARY,
+    "col_expand_max": _BINARY,
+    "col_expand_min": _BINARY,
+    "col_expand_expdif": _BINARY,
+    "col_expand": _BINARY,
+    # Matmul family (§2.6).
+    "matmul": _op(("lhs", "rhs"), keywords=("out_dtype", "a_trans", "b_trans", "c_matrix_nz")),
+    "matmul_acc": _op(("acc", "lhs", "rhs"), keywords=("a_trans", "b_trans", "init_cond")),
+    # Cast (§2.7): tensors and scalars.
+    "cast": _op(("input", "target_type", "mode"), 2),
+    # Sort / top-k / gather (§2.8).
+    "sort32": _op(("src", "idx")),
+    "mrgsort": _op(("src0", "src1", "src2", "src3"), 1, keywords=("block_len", "exhausted", "tmp")),
+    "gather": _op(("input", "dim", "index"), 1, keywords=("mask_pattern", "output_dtype")),
+    # Scalars (§2.9).
+    "min": _BINARY,
+    "max": _BINARY,
 }
 
-# Loop iterators usable as `for v in pl.<name>(start?, stop, step?)`; value = IR `kind`.
+# Kept for older frontend code; the frontend's own constructs live in constructs.py.
 LOOP_ITERATORS = {
     "range": "range",
     "parallel": "parallel",
 }
 LOOP_PARAMS = ("start", "stop", "step")
-
-# Region context managers usable as `with pl.<name>(...)`; value = accepted keywords.
 REGIONS = {
     "at": ("level", "name_hint"),
 }

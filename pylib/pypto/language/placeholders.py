@@ -1,8 +1,14 @@
-"""Stand-ins for the `pl.*` callables of op_table. Kernel bodies are parsed, never run, so
-calling one of these from Python is always a mistake; the frontend recognises them by the
-attributes set here."""
+"""Stand-ins for the `pl.*` callables: the runtime ops of op_table and the frontend's own
+constructs (constructs.py), plus the namespaces `pl.tile`, `pl.tensor` and `pl.system`.
+Kernel bodies are parsed, never run, so calling one of these from Python is always a
+mistake; the frontend recognises them by the `_pypto_*` attributes set here.
 
-from pypto.language import op_table
+`pl.tile.X` and `pl.tensor.X` are looked up in the op table when accessed, so a new row in
+op_table.py appears under every spelling without touching this file."""
+
+from pypto.language import constructs, enums, op_table
+
+_MADE = {}  # name -> placeholder: pl.add is pl.tile.add is pl.tensor.add
 
 
 def _eager_guard(kind, name):
@@ -17,19 +23,93 @@ def _eager_guard(kind, name):
     return placeholder
 
 
-def make_all():
-    """name -> placeholder for every op, loop iterator and region of the op table."""
-    made = {}
-    for name in op_table.OPS:
-        fn = _eager_guard("ops", name)
+def placeholder(name):
+    """The one placeholder of `name`, or None when `name` is neither an op nor a construct."""
+    made = _MADE.get(name)
+    if made is not None:
+        return made
+    is_op = name in op_table.OPS or name in constructs.FRONTEND_OPS
+    is_loop = name in constructs.LOOPS
+    is_region = name in constructs.REGIONS
+    is_special = name in constructs.SPECIALS
+    if not (is_op or is_loop or is_region or is_special):
+        return None
+    kind = ("ops" if is_op else "loop iterators" if is_loop else
+            "regions" if is_region else "DSL constructs")
+    fn = _eager_guard(kind, name)
+    if is_op:
         fn._pypto_op = name
-        made[name] = fn
-    for name in op_table.LOOP_ITERATORS:
-        fn = _eager_guard("loop iterators", name)
+    if is_loop:
         fn._pypto_loop = name
-        made[name] = fn
-    for name in op_table.REGIONS:
-        fn = _eager_guard("regions", name)
+    if is_region:
         fn._pypto_region = name
-        made[name] = fn
+    if is_special:
+        fn._pypto_special = name
+    _MADE[name] = fn
+    return fn
+
+
+def _system_noop(name):
+    key = "system." + name
+    if key not in _MADE:
+        fn = _eager_guard("system calls", key)
+        fn._pypto_system = name
+        _MADE[key] = fn
+    return _MADE[key]
+
+
+class Namespace:
+    """`pl.tile`, `pl.tensor`, `pl.system`: attribute access resolves to the same op
+    placeholders and enums as the top-level `pl.X`."""
+
+    _pypto_namespace = True
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return "<pl.%s namespace>" % self._name
+
+    def _resolve(self, attr):
+        if self._name == "system":
+            return _system_noop(attr) if attr in constructs.SYSTEM_NOOPS else None
+        if attr in getattr(enums, "__all__", ()):
+            return getattr(enums, attr)
+        alias = constructs.NAMESPACE_ALIASES.get((self._name, attr))
+        if alias is not None and (alias in op_table.OPS or alias in constructs.FRONTEND_OPS):
+            return placeholder(alias)
+        if attr in op_table.OPS or attr in constructs.FRONTEND_OPS:
+            return placeholder(attr)
+        if self._name == "tile" and attr in ("get_block_idx", "get_block_num",
+                                              "get_subblock_idx"):
+            return placeholder(attr)
+        return None
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        value = self._resolve(attr)
+        if value is None:
+            raise AttributeError("pl.%s has no attribute %r" % (self._name, attr))
+        return value
+
+    def __dir__(self):
+        if self._name == "system":
+            return sorted(constructs.SYSTEM_NOOPS)
+        names = set(op_table.OPS) | set(constructs.FRONTEND_OPS)
+        names |= set(getattr(enums, "__all__", ()))
+        names |= {a for (ns, a), op in constructs.NAMESPACE_ALIASES.items()
+                  if ns == self._name and (op in op_table.OPS or op in constructs.FRONTEND_OPS)}
+        if self._name == "tile":
+            names |= {"get_block_idx", "get_block_num", "get_subblock_idx"}
+        return sorted(names)
+
+
+def make_all():
+    """name -> object for the top level of `pl`: every op, loop iterator, region and special
+    of the tables, and the namespaces."""
+    names = (list(op_table.OPS) + list(constructs.FRONTEND_OPS) + list(constructs.LOOPS)
+             + list(constructs.REGIONS) + list(constructs.SPECIALS))
+    made = {name: placeholder(name) for name in names}
+    made.update(tile=Namespace("tile"), tensor=Namespace("tensor"), system=Namespace("system"))
     return made

@@ -56,6 +56,24 @@ class Tensor:
         return TensorType(tuple(shape), dtype, item[2] if len(item) == 3 else None)
 
 
+class TileType(TensorType):
+    """The value of `pl.Tile[[d0, d1, ...], dtype]` (annotations of helper parameters and
+    locals; an entry kernel's parameters are tensors)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "pl.Tile" + TensorType.__repr__(self)[len("pl.Tensor"):]
+
+
+class Tile:
+    """`pl.Tile[[dims], dtype]`: accepted on helper parameters, never read by the frontend."""
+
+    def __class_getitem__(cls, item):
+        t = Tensor[item]
+        return TileType(t.shape, t.dtype, t.layout)
+
+
 class ScalarType:
     """The value of `pl.Scalar[dtype]` (dtype None for a bare `pl.Scalar`)."""
 
@@ -122,6 +140,18 @@ class _RuntimeMarker:
 
 
 RUNTIME = _RuntimeMarker()
+
+
+class FunctionType(enum.Enum):
+    """`@pl.function(type=...)` inside a `@pl.program` class."""
+    Opaque = "Opaque"
+    Orchestration = "Orchestration"
+    InCore = "InCore"
+    AIC = "AIC"
+    AIV = "AIV"
+    Inline = "Inline"
+    Group = "Group"
+    Spmd = "Spmd"
 
 
 class Level(enum.Enum):

@@ -1,0 +1,185 @@
+// The matmul family (pl-subset §2.6). Float operands accumulate in FP32, integer operands in
+// INT32, then the result converts to its dtype (out_dtype, else the operands' dtype).
+// matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
+#include "sim/ops/op_util.h"
+
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <mutex>
+
+namespace pypto_golden::sim {
+namespace {
+
+using ops::Dest;
+
+struct Operands {
+  at::Tensor lhs, rhs;              // after a_trans / b_trans
+  std::vector<int64_t> shape;       // result shape
+  bool is_float = true;
+};
+
+Operands prepare(const char* op, const Value& lhs_v, const Value& rhs_v, const OpArgs& a) {
+  const at::Tensor& lhs = ops::tensor_value(op, lhs_v, "lhs").tensor;
+  const at::Tensor& rhs = ops::tensor_value(op, rhs_v, "rhs").tensor;
+  ops::check_same_dtype(op, lhs, "lhs", rhs, "rhs");
+  if (lhs.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + op + ": operands must not be bool");
+  const Value* at_v = ops::kwarg(a, "a_trans");
+  const Value* bt_v = ops::kwarg(a, "b_trans");
+  const bool a_trans = at_v && ops::bool_value(op, *at_v, "a_trans");
+  const bool b_trans = bt_v && ops::bool_value(op, *bt_v, "b_trans");
+  if (lhs.dim() < 1 || rhs.dim() < 1)
+    throw KernelError(std::string("pl.") + op + ": operands must have rank >= 1, got " +
+                      python_shape_repr(lhs.sizes()) + " and " + python_shape_repr(rhs.sizes()));
+  if (a_trans && lhs.dim() < 2) throw KernelError(std::string("pl.") + op + ": a_trans needs lhs of rank >= 2");
+  if (b_trans && rhs.dim() < 2) throw KernelError(std::string("pl.") + op + ": b_trans needs rhs of rank >= 2");
+  Operands o;
+  o.lhs = a_trans ? lhs.transpose(-1, -2) : lhs;
+  o.rhs = b_trans ? rhs.transpose(-1, -2) : rhs;
+  o.is_float = at::isFloatingType(lhs.scalar_type());
+  const int64_t k_l = o.lhs.size(-1);
+  const int64_t k_r = o.rhs.dim() == 1 ? o.rhs.size(0) : o.rhs.size(-2);
+  if (k_l != k_r)
+    throw KernelError(std::string("pl.") + op + ": inner dimensions differ: lhs " + python_shape_repr(lhs.sizes()) +
+                      (a_trans ? " (a_trans)" : "") + " and rhs " + python_shape_repr(rhs.sizes()) +
+                      (b_trans ? " (b_trans)" : "") + " give K = " + std::to_string(k_l) + " vs " +
+                      std::to_string(k_r));
+  // numpy matmul rules: 1-D operands lose their axis, leading (batch) axes broadcast.
+  const at::Tensor& L = o.lhs;
+  const at::Tensor& R = o.rhs;
+  std::vector<int64_t> lb = L.dim() > 2 ? L.sizes().slice(0, L.dim() - 2).vec() : std::vector<int64_t>{};
+  std::vector<int64_t> rb = R.dim() > 2 ? R.sizes().slice(0, R.dim() - 2).vec() : std::vector<int64_t>{};
+  try {
+    o.shape = at::infer_size(lb, rb);
+  } catch (const c10::Error&) {
+    throw KernelError(std::string("pl.") + op + ": batch dimensions of " + python_shape_repr(L.sizes()) + " and " +
+                      python_shape_repr(R.sizes()) + " do not broadcast");
+  }
+  if (L.dim() >= 2) o.shape.push_back(L.size(-2));
+  if (R.dim() >= 2) o.shape.push_back(R.size(-1));
+  return o;
+}
+
+// OpenBLAS (pthread build) keeps one process-wide thread count: two device workers that
+// each call a multi-threaded gemm queue up on the same BLAS helper threads and spin against
+// each other. Workers run ATen with one OpenMP thread (their tasks are the parallelism), so
+// while any of them is inside a gemm the BLAS thread count is 1; the caller's count is
+// restored when the last one leaves. A no-op for other BLAS libraries.
+class SingleThreadBlas {
+ public:
+  SingleThreadBlas() : active_(omp_get_max_threads() == 1 && api().set != nullptr) {
+    if (!active_) return;
+    std::lock_guard<std::mutex> lock(api().mu);
+    if (api().users++ == 0) {
+      api().saved = api().get();
+      if (api().saved != 1) api().set(1);
+    }
+  }
+  ~SingleThreadBlas() {
+    if (!active_) return;
+    std::lock_guard<std::mutex> lock(api().mu);
+    if (--api().users == 0 && api().saved != 1) api().set(api().saved);
+  }
+  SingleThreadBlas(const SingleThreadBlas&) = delete;
+  SingleThreadBlas& operator=(const SingleThreadBlas&) = delete;
+
+ private:
+  struct Api {
+    void (*set)(int) = nullptr;
+    int (*get)() = nullptr;
+    std::mutex mu;
+    int users = 0;
+    int saved = 1;
+  };
+  static Api& api() {
+    static Api a;
+    static std::once_flag once;
+    std::call_once(once, [] {
+      a.set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+      a.get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+      if (!a.get) a.set = nullptr;
+    });
+    return a;
+  }
+  bool active_;
+};
+
+// lhs @ rhs with FP32 (float operands) or INT32 (integer operands) accumulation, written
+// into `acc_out` (FP32 / INT32, result shape). `accumulate` adds to it instead.
+void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
+  SingleThreadBlas single_thread;
+  const bool two_d = o.lhs.dim() == 2 && o.rhs.dim() == 2;
+  if (o.is_float) {
+    at::Tensor l = o.lhs.scalar_type() == at::kFloat ? o.lhs : o.lhs.to(at::kFloat);
+    at::Tensor r = o.rhs.scalar_type() == at::kFloat ? o.rhs : o.rhs.to(at::kFloat);
+    if (two_d) {
+      if (accumulate) at::addmm_out(acc_out, acc_out, l, r);
+      else at::mm_out(acc_out, l, r);
+    } else if (accumulate) {
+      acc_out.add_(at::matmul(l, r));
+    } else {
+      at::matmul_out(acc_out, l, r);
+    }
+    return;
+  }
+  // Integer operands: int8/uint8 products summed in double are exact (|sum| < 2^53) and do
+  // not overflow INT32 while K <= 131072; wider integers go through int64 and wrap to INT32
+  // like the hardware accumulator.
+  const int64_t k = o.lhs.size(-1);
+  const auto st = o.lhs.scalar_type();
+  at::Tensor prod;
+  if ((st == at::kChar || st == at::kByte) && k <= 131072) {
+    prod = at::matmul(o.lhs.to(at::kDouble), o.rhs.to(at::kDouble)).to(at::kInt);
+  } else {
+    prod = at::matmul(o.lhs.to(at::kLong), o.rhs.to(at::kLong)).to(at::kInt);
+  }
+  if (accumulate) acc_out.add_(prod);
+  else acc_out.copy_(prod);
+}
+
+Value matmul(const OpArgs& a, Dest& d) {
+  Operands o = prepare("matmul", ops::required("matmul", a, 0, "lhs"), ops::required("matmul", a, 1, "rhs"), a);
+  c10::ScalarType out_dtype = o.lhs.scalar_type();
+  if (const Value* v = ops::kwarg(a, "out_dtype")) out_dtype = ops::dtype_value("matmul", *v, "out_dtype");
+  const c10::ScalarType acc_dtype = o.is_float ? at::kFloat : at::kInt;
+  at::Tensor out = d.out(o.shape, out_dtype, {o.lhs, o.rhs}, false);
+  if (out_dtype == acc_dtype) {
+    product_into(o, out, false);
+  } else {
+    at::Tensor acc = at::empty(o.shape, at::TensorOptions().dtype(acc_dtype));
+    product_into(o, acc, false);
+    out.copy_(acc);  // FP32 -> BF16/FP16 rounds to nearest even; INT32 -> FP32 likewise
+  }
+  return Value::from_tensor(out);
+}
+
+Value matmul_acc(const OpArgs& a) {
+  const Value& acc_v = ops::tensor_value("matmul_acc", ops::required("matmul_acc", a, 0, "acc"), "acc");
+  Operands o = prepare("matmul_acc", ops::required("matmul_acc", a, 1, "lhs"), ops::required("matmul_acc", a, 2, "rhs"), a);
+  at::Tensor acc = acc_v.tensor;
+  const c10::ScalarType want = o.is_float ? at::kFloat : at::kInt;
+  if (acc.scalar_type() != want)
+    throw KernelError(std::string("pl.matmul_acc: the accumulator must be ") + (o.is_float ? "fp32" : "int32") +
+                      " for " + ops::dtype_str(o.lhs.scalar_type()) + " operands, got " +
+                      ops::dtype_str(acc.scalar_type()) +
+                      (o.is_float ? " (start it with pl.matmul(..., out_dtype=pl.FP32))" : ""));
+  if (!acc.sizes().equals(o.shape))
+    throw KernelError("pl.matmul_acc: the accumulator has shape " + python_shape_repr(acc.sizes()) +
+                      " but lhs @ rhs has shape " + python_shape_repr(o.shape));
+  for (const at::Tensor* in : {&o.lhs, &o.rhs})
+    if (ops::shares_memory(acc, *in))
+      throw KernelError("pl.matmul_acc: the accumulator shares memory with an operand");
+  bool init = false;
+  if (const Value* c = ops::kwarg(a, "init_cond")) init = c->truthy("pl.matmul_acc's init_cond");
+  product_into(o, acc, !init);
+  return acc_v;
+}
+
+}  // namespace
+
+void register_matmul_ops(OpTable& t) {
+  t.add(ops::op_def<matmul>("matmul", 2, 2, {"out_dtype", "a_trans", "b_trans", "c_matrix_nz"}));
+  t.add(OpDef{"matmul_acc", 3, 3, {"a_trans", "b_trans", "init_cond"}, &ops::guarded<matmul_acc>, nullptr});
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,115 @@
+// Reductions and broadcasts (pl-subset §2.5). Reductions run over the full physical tile
+// (the padding of a partial valid region participates, as on hardware) and keep the reduced
+// axis as 1; row_expand_* takes a column vector [.., M, 1], col_expand_* a row vector [.., 1, N].
+#include "sim/ops/op_util.h"
+
+namespace pypto_golden::sim {
+namespace {
+
+using ops::Dest;
+
+enum class Red { Sum, Max, Min };
+
+template <Red OP, bool ROW>
+Value reduce(const OpArgs& a, Dest& d) {
+  static const char* names[2][3] = {{"col_sum", "col_max", "col_min"}, {"row_sum", "row_max", "row_min"}};
+  const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
+  const Value& x_v = ops::tensor_value(name, ops::required(name, a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  ops::check_rank_at_least(name, x, "input", ROW ? 1 : 2);
+  if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
+  const int64_t axis = ROW ? x.dim() - 1 : x.dim() - 2;
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[static_cast<size_t>(axis)] = 1;
+  std::vector<int64_t> valid;
+  if (!x_v.fully_valid()) {
+    valid = x_v.valid;
+    valid[static_cast<size_t>(axis)] = 1;
+  }
+  at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, valid.empty());
+  switch (OP) {
+    case Red::Sum: at::sum_out(out, x, {axis}, true, x.scalar_type()); break;
+    case Red::Max: at::amax_out(out, x, {axis}, true); break;
+    case Red::Min: at::amin_out(out, x, {axis}, true); break;
+  }
+  return Value::from_tensor(out, std::move(valid));
+}
+
+enum class Ex { Add, Sub, Mul, Div, Max, Min, ExpDif, Plain };
+
+template <Ex OP, bool ROW>
+Value expand(const OpArgs& a, Dest& d) {
+  static const char* names[2][8] = {
+      {"col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_max", "col_expand_min",
+       "col_expand_expdif", "col_expand"},
+      {"row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div", "row_expand_max", "row_expand_min",
+       "row_expand_expdif", "row_expand"}};
+  const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
+  const Value& t_v = ops::tensor_value(name, ops::required(name, a, 0, "lhs"), "lhs");
+  const Value& v_v = ops::tensor_value(name, ops::required(name, a, 1, "rhs"), "rhs");
+  const at::Tensor& t = t_v.tensor;
+  const at::Tensor& v = v_v.tensor;
+  ops::check_rank_at_least(name, t, "lhs", 2);
+  ops::check_same_dtype(name, t, "lhs", v, "rhs");
+  // rhs: same rank, 1 on the broadcast axis, equal elsewhere.
+  const int64_t bcast = ROW ? t.dim() - 1 : t.dim() - 2;
+  bool ok = v.dim() == t.dim() && v.size(bcast) == 1;
+  for (int64_t k = 0; ok && k < t.dim(); ++k) ok = k == bcast || v.size(k) == t.size(k);
+  if (!ok) {
+    std::vector<int64_t> want = t.sizes().vec();
+    want[static_cast<size_t>(bcast)] = 1;
+    throw KernelError(std::string("pl.") + name + ": rhs must have shape " + python_shape_repr(want) + " (" +
+                      (ROW ? "one value per row" : "one value per column") + ") for lhs " +
+                      python_shape_repr(t.sizes()) + ", got " + python_shape_repr(v.sizes()));
+  }
+  if (OP != Ex::Plain && t.scalar_type() == at::kBool)
+    throw KernelError(std::string("pl.") + name + ": operands must not be bool");
+  if (OP == Ex::ExpDif) ops::check_float(name, t, "lhs");
+  at::Tensor out = d.out(t.sizes(), t.scalar_type(), {t, v}, true, t_v.fully_valid());
+  switch (OP) {
+    case Ex::Add: at::add_out(out, t, v); break;
+    case Ex::Sub: at::sub_out(out, t, v); break;
+    case Ex::Mul: at::mul_out(out, t, v); break;
+    case Ex::Div:
+      if (at::isFloatingType(t.scalar_type())) at::div_out(out, t, v);
+      else at::div_out(out, t, v, "trunc");
+      break;
+    case Ex::Max: at::maximum_out(out, t, v); break;
+    case Ex::Min: at::minimum_out(out, t, v); break;
+    case Ex::ExpDif:
+      at::sub_out(out, t, v);
+      out.exp_();
+      break;
+    case Ex::Plain: out.copy_(v.expand(t.sizes())); break;
+  }
+  return Value::from_tensor(out, t_v.valid);
+}
+
+}  // namespace
+
+void register_reduction_ops(OpTable& t) {
+  t.add(ops::op_def<reduce<Red::Sum, true>>("row_sum", 1, 2));
+  t.add(ops::op_def<reduce<Red::Max, true>>("row_max", 1, 2));
+  t.add(ops::op_def<reduce<Red::Min, true>>("row_min", 1, 2));
+  t.add(ops::op_def<reduce<Red::Sum, false>>("col_sum", 1, 2));
+  t.add(ops::op_def<reduce<Red::Max, false>>("col_max", 1, 1));
+  t.add(ops::op_def<reduce<Red::Min, false>>("col_min", 1, 1));
+  t.add(ops::op_def<expand<Ex::Add, true>>("row_expand_add", 2, 3));
+  t.add(ops::op_def<expand<Ex::Sub, true>>("row_expand_sub", 2, 2));
+  t.add(ops::op_def<expand<Ex::Mul, true>>("row_expand_mul", 2, 2));
+  t.add(ops::op_def<expand<Ex::Div, true>>("row_expand_div", 2, 2));
+  t.add(ops::op_def<expand<Ex::Max, true>>("row_expand_max", 2, 2));
+  t.add(ops::op_def<expand<Ex::Min, true>>("row_expand_min", 2, 2));
+  t.add(ops::op_def<expand<Ex::ExpDif, true>>("row_expand_expdif", 2, 2));
+  t.add(ops::op_def<expand<Ex::Plain, true>>("row_expand", 2, 2));
+  t.add(ops::op_def<expand<Ex::Add, false>>("col_expand_add", 2, 2));
+  t.add(ops::op_def<expand<Ex::Sub, false>>("col_expand_sub", 2, 2));
+  t.add(ops::op_def<expand<Ex::Mul, false>>("col_expand_mul", 2, 2));
+  t.add(ops::op_def<expand<Ex::Div, false>>("col_expand_div", 2, 2));
+  t.add(ops::op_def<expand<Ex::Max, false>>("col_expand_max", 2, 2));
+  t.add(ops::op_def<expand<Ex::Min, false>>("col_expand_min", 2, 2));
+  t.add(ops::op_def<expand<Ex::ExpDif, false>>("col_expand_expdif", 2, 2));
+  t.add(ops::op_def<expand<Ex::Plain, false>>("col_expand", 2, 2));
+}
+
+}  // namespace pypto_golden::sim

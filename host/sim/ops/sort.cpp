@@ -1,0 +1,401 @@
+// Sort family (pl-subset §2.8): sort32, mrgsort (format 1 and 2) and gather (mask and index
+// forms). Sorted data is a row of interleaved (value, index) pairs in FP32 memory: the index
+// lane holds the raw 32-bit pattern of the UINT32 index. Sorting is descending and stable
+// (ties keep the lower position / the earlier run first); NaN sorts before every number.
+#include "sim/ops/op_util.h"
+
+#include <ATen/MemoryOverlap.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace pypto_golden::sim {
+namespace {
+
+using ops::Dest;
+
+struct Pair {
+  float v;
+  uint32_t bits;
+};
+
+// Sort keys: ascending uint64 order = descending value order with NaN first and -0 == +0,
+// ties broken by the low 32 bits (a position), which makes every order stable.
+inline uint64_t sort_key(float v, uint32_t position) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  // Branch-free (signs and NaNs are data): -0 as +0, then the usual order-preserving flip
+  // (negative: all bits, positive: the sign bit), inverted for descending, NaN -> 0.
+  u &= 0u - static_cast<uint32_t>(u != 0x80000000u);
+  const uint32_t neg = 0u - (u >> 31);
+  const uint32_t desc = ~(u ^ (neg | 0x80000000u));
+  // NaN -> 1 (first); no key is 0 or ~0, which the merges use as sentinels.
+  const uint32_t nan = 0u - static_cast<uint32_t>(v != v);
+  return (static_cast<uint64_t>((desc & ~nan) | (nan & 1u)) << 32) | position;
+}
+
+inline float bits_to_float(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, 4);
+  return f;
+}
+
+inline void compare_exchange(uint64_t& a, uint64_t& b) {
+  const uint64_t lo = a < b ? a : b;
+  const uint64_t hi = a < b ? b : a;
+  a = lo;
+  b = hi;
+}
+
+// Branch-free bitonic sorting network for 32 keys (ascending), unrolled at compile time.
+template <int SIZE, int STRIDE>
+inline void bitonic_stage(uint64_t* k) {
+#pragma GCC unroll 32
+  for (int i = 0; i < 32; ++i) {
+    const int j = i ^ STRIDE;
+    if (j > i) {
+      if ((i & SIZE) == 0) compare_exchange(k[i], k[j]);
+      else compare_exchange(k[j], k[i]);
+    }
+  }
+  if constexpr (STRIDE > 1) bitonic_stage<SIZE, STRIDE / 2>(k);
+}
+
+template <int SIZE>
+inline void bitonic_sizes(uint64_t* k) {
+  bitonic_stage<SIZE, SIZE / 2>(k);
+  if constexpr (SIZE < 32) bitonic_sizes<SIZE * 2>(k);
+}
+
+void sort32_keys(uint64_t* k) { bitonic_sizes<2>(k); }
+
+// pl.sort32(src, idx): each 32-element block of the last axis sorted into [.., 2N] pairs.
+Value sort32(const OpArgs& a, Dest& d) {
+  const Value& src_v = ops::tensor_value("sort32", ops::required("sort32", a, 0, "src"), "src");
+  const Value& idx_v = ops::tensor_value("sort32", ops::required("sort32", a, 1, "idx"), "idx");
+  const at::Tensor& src = src_v.tensor;
+  const at::Tensor& idx = idx_v.tensor;
+  if (src.scalar_type() != at::kFloat)
+    throw KernelError("pl.sort32: src must be fp32 (the simulator does not model the fp16 pair layout), got " +
+                      ops::dtype_str(src.scalar_type()));
+  if (src.dim() < 1 || src.size(-1) % 32 != 0)
+    throw KernelError("pl.sort32: the last axis of src must be a multiple of 32, got shape " +
+                      python_shape_repr(src.sizes()));
+  if (idx.scalar_type() != at::kLong && idx.scalar_type() != at::kInt)
+    throw KernelError("pl.sort32: idx must be a UINT32 tensor (e.g. pl.arange(0, shape, dtype=pl.UINT32)), got " +
+                      ops::dtype_str(idx.scalar_type()));
+  if (!idx.sizes().equals(src.sizes()))
+    throw KernelError("pl.sort32: idx must have the shape of src " + python_shape_repr(src.sizes()) + ", got " +
+                      python_shape_repr(idx.sizes()));
+  std::vector<int64_t> shape = src.sizes().vec();
+  shape.back() *= 2;
+  at::Tensor out = d.out(shape, at::kFloat, {src, idx}, false, src_v.fully_valid());
+  at::Tensor s = src.contiguous();
+  at::Tensor ic = idx.contiguous();
+  at::Tensor o = out.is_contiguous() ? out : at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+  const float* sp = s.data_ptr<float>();
+  const bool wide = ic.scalar_type() == at::kLong;
+  const int64_t* ip64 = wide ? ic.data_ptr<int64_t>() : nullptr;
+  const int32_t* ip32 = wide ? nullptr : ic.data_ptr<int32_t>();
+  Pair* op = reinterpret_cast<Pair*>(o.data_ptr<float>());
+  const int64_t n = s.numel();
+  uint64_t keys[32];
+  for (int64_t base = 0; base < n; base += 32) {
+    const float* v = sp + base;
+    for (int k = 0; k < 32; ++k) keys[k] = sort_key(v[k], static_cast<uint32_t>(k));
+    sort32_keys(keys);
+    Pair* dst = op + base;
+    for (int k = 0; k < 32; ++k) {
+      const int64_t at = base + static_cast<int64_t>(keys[k] & 31u);
+      dst[k].v = sp[at];
+      dst[k].bits = static_cast<uint32_t>(wide ? ip64[at] : ip32[at]);
+    }
+  }
+  if (!o.is_same(out)) out.copy_(o);
+  std::vector<int64_t> valid;
+  if (!src_v.fully_valid()) {
+    valid = src_v.valid;
+    valid.back() *= 2;
+  }
+  return Value::from_tensor(out, std::move(valid));
+}
+
+constexpr uint64_t kLowSentinel = 0;   // below every key
+constexpr uint64_t kHighSentinel = ~uint64_t(0);  // above every key
+
+// Merges the ascending key runs a[0..na) and b[0..nb) into out[0..na+nb). Each run has a
+// kLowSentinel at [-1] and a kHighSentinel at [n]. The smallest half is merged from the
+// front and the largest from the back in the same loop: two independent dependency chains,
+// no branches on the data.
+void merge2(const uint64_t* a, int64_t na, const uint64_t* b, int64_t nb, uint64_t* out) {
+  const int64_t n = na + nb, front = n / 2;
+  const uint64_t *af = a, *bf = b, *ab = a + na - 1, *bb = b + nb - 1;
+  uint64_t *of = out, *ob = out + n - 1;
+  for (int64_t k = 0; k < front; ++k) {
+    const uint64_t x = *af, y = *bf;
+    const bool take_b = y < x;
+    *of++ = take_b ? y : x;
+    bf += take_b;
+    af += !take_b;
+    const uint64_t p = *ab, q = *bb;
+    const bool take_q = q > p;
+    *ob-- = take_q ? q : p;
+    bb -= take_q;
+    ab -= !take_q;
+  }
+  if (n - front > front) {  // odd total: one more from the back
+    const uint64_t p = *ab, q = *bb;
+    *ob = q > p ? q : p;
+  }
+}
+
+// Merges the sorted runs [starts[k], starts[k + 1]) of `pairs` (stable: ties keep the
+// earlier position) into `out`.
+void merge_runs(const Pair* pairs, const std::vector<int64_t>& starts, Pair* out) {
+  static thread_local std::vector<uint64_t> buf;
+  static thread_local std::vector<std::pair<int64_t, int64_t>> segs, next;  // (offset, length)
+  const int64_t first = starts.front(), total = starts.back() - first;
+  const size_t runs = starts.size() - 1;
+  const int64_t span = total + 2 * static_cast<int64_t>(runs);  // room for the sentinels
+  buf.resize(static_cast<size_t>(2 * span));
+  uint64_t* cur = buf.data();
+  uint64_t* alt = cur + span;
+  segs.clear();
+  int64_t off = 0;
+  for (size_t r = 0; r < runs; ++r) {
+    const int64_t lo = starts[r] - first, len = starts[r + 1] - starts[r];
+    cur[off] = kLowSentinel;
+    for (int64_t k = 0; k < len; ++k) cur[off + 1 + k] = sort_key(pairs[first + lo + k].v, static_cast<uint32_t>(lo + k));
+    cur[off + 1 + len] = kHighSentinel;
+    segs.emplace_back(off + 1, len);
+    off += len + 2;
+  }
+  // Pairwise rounds: runs (0,1), (2,3), ... then the results, until one run remains.
+  while (segs.size() > 1) {
+    next.clear();
+    off = 0;
+    for (size_t r = 0; r < segs.size(); r += 2) {
+      alt[off] = kLowSentinel;
+      if (r + 1 < segs.size()) {
+        merge2(cur + segs[r].first, segs[r].second, cur + segs[r + 1].first, segs[r + 1].second, alt + off + 1);
+        const int64_t len = segs[r].second + segs[r + 1].second;
+        next.emplace_back(off + 1, len);
+        off += len + 1;
+      } else {
+        std::copy(cur + segs[r].first, cur + segs[r].first + segs[r].second, alt + off + 1);
+        next.emplace_back(off + 1, segs[r].second);
+        off += segs[r].second + 1;
+      }
+      alt[off++] = kHighSentinel;
+    }
+    std::swap(cur, alt);
+    segs.swap(next);
+  }
+  const uint64_t* keys = cur + segs[0].first;
+  for (int64_t k = 0; k < total; ++k) out[k] = pairs[first + static_cast<int64_t>(keys[k] & 0xFFFFFFFFu)];
+}
+
+const Pair* pairs_of(const at::Tensor& t) { return reinterpret_cast<const Pair*>(t.data_ptr<float>()); }
+
+const at::Tensor& pair_row_tensor(const char* what, const Value& v) {
+  const at::Tensor& t = ops::tensor_value("mrgsort", v, what).tensor;
+  if (t.scalar_type() != at::kFloat)
+    throw KernelError(std::string("pl.mrgsort: ") + what + " must be fp32 (value, index) pairs, got " +
+                      ops::dtype_str(t.scalar_type()));
+  if (t.dim() != 2 || t.size(-1) % 2 != 0)
+    throw KernelError(std::string("pl.mrgsort: ") + what + " must be a 2-D row of (value, index) pairs with an even "
+                      "number of columns, got shape " + python_shape_repr(t.sizes()));
+  return t;
+}
+
+// pl.mrgsort(src, block_len=B): merges each group of 4 sorted runs of B positions (format 1);
+// pl.mrgsort(s0, s1[, s2[, s3]]): merges 2-4 sorted pair rows (format 2).
+Value mrgsort(const OpArgs& a, Dest& d) {
+  std::vector<const Value*> srcs;
+  static const char* names[] = {"src0", "src1", "src2", "src3"};
+  for (size_t k = 0; k < 4; ++k)
+    if (const Value* v = ops::param(a, k, names[k])) srcs.push_back(v);
+  if (srcs.empty()) throw KernelError("pl.mrgsort: missing argument 'src0'");
+  const Value* bl = ops::kwarg(a, "block_len");
+  if (srcs.size() == 1) {
+    if (!bl) throw KernelError("pl.mrgsort: one source needs block_len= (format 1); format 2 merges 2-4 sources");
+    const int64_t block = ops::int_value("mrgsort", *bl, "block_len");
+    const at::Tensor& src = pair_row_tensor("src", *srcs[0]);
+    if (block <= 0 || block % 64 != 0)
+      throw KernelError("pl.mrgsort: block_len must be a positive multiple of 64 (positions: 32 pairs per sort32 "
+                        "block), got " + std::to_string(block));
+    const int64_t width = src.size(1);
+    at::Tensor s = src.contiguous();
+    at::Tensor out = d.out(src.sizes(), at::kFloat, {src}, false, srcs[0]->fully_valid());
+    at::Tensor o = out.is_contiguous() && !ops::shares_memory(out, s)
+                       ? out
+                       : at::empty(src.sizes(), at::TensorOptions().dtype(at::kFloat));
+    const int64_t run = block / 2;  // pairs per run
+    const int64_t pairs = width / 2;
+    std::vector<int64_t> starts;
+    for (int64_t r = 0; r < src.size(0); ++r) {
+      const Pair* row = pairs_of(s) + r * pairs;
+      Pair* orow = reinterpret_cast<Pair*>(o.data_ptr<float>()) + r * pairs;
+      for (int64_t g = 0; g < pairs; g += 4 * run) {
+        starts.clear();
+        for (int64_t k = g; k < std::min(pairs, g + 4 * run); k += run) starts.push_back(k);
+        starts.push_back(std::min(pairs, g + 4 * run));
+        merge_runs(row, starts, orow + g);
+      }
+    }
+    if (!o.is_same(out)) out.copy_(o);
+    return Value::from_tensor(out, srcs[0]->valid);
+  }
+  if (bl) throw KernelError("pl.mrgsort: block_len= is for one source (format 1); got " + std::to_string(srcs.size()) + " sources");
+  // Format 2. exhausted=True (stop at the first exhausted list) is not modelled: the full
+  // merge is computed, whose prefix is what the hardware produces before it stops.
+  std::vector<at::Tensor> ts;
+  int64_t rows = -1, width = 0;
+  for (size_t k = 0; k < srcs.size(); ++k) {
+    at::Tensor t = pair_row_tensor(names[k], *srcs[k]).contiguous();
+    if (rows >= 0 && t.size(0) != rows)
+      throw KernelError("pl.mrgsort: the sources must have the same number of rows, got " + std::to_string(rows) +
+                        " and " + std::to_string(t.size(0)));
+    rows = t.size(0);
+    width += t.size(1);
+    ts.push_back(t);
+  }
+  std::vector<int64_t> shape = {rows, width};
+  at::Tensor out = d.out(shape, at::kFloat, {}, false);
+  bool overlap = false;
+  for (const auto& t : ts) overlap = overlap || ops::shares_memory(out, t);
+  at::Tensor o = out.is_contiguous() && !overlap ? out : at::empty(shape, at::TensorOptions().dtype(at::kFloat));
+  std::vector<Pair> row(static_cast<size_t>(width / 2));
+  std::vector<int64_t> starts;
+  for (int64_t r = 0; r < rows; ++r) {
+    starts.assign(1, 0);
+    for (const auto& t : ts) {
+      const int64_t n = t.size(1) / 2;
+      std::copy(pairs_of(t) + r * n, pairs_of(t) + (r + 1) * n, row.begin() + starts.back());
+      starts.push_back(starts.back() + n);
+    }
+    merge_runs(row.data(), starts, reinterpret_cast<Pair*>(o.data_ptr<float>()) + r * (width / 2));
+  }
+  if (!o.is_same(out)) out.copy_(o);
+  return Value::from_tensor(out);
+}
+
+struct Pattern {
+  int64_t stride, offset;
+};
+
+Pattern mask_pattern(const Value& v) {
+  static const char* names[] = {"P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"};
+  static const Pattern pats[] = {{2, 0}, {2, 1}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {1, 0}};
+  if (v.kind == Value::Kind::Int) {
+    if (v.i < 1 || v.i > 7) throw KernelError("pl.gather: mask_pattern code must be 1..7, got " + std::to_string(v.i));
+    return pats[v.i - 1];
+  }
+  std::string m = ops::enum_member("gather", v, "MaskPattern");
+  for (int k = 0; k < 7; ++k)
+    if (m == names[k]) return pats[k];
+  throw KernelError("pl.gather: unknown mask pattern " + m + " (P0101 P1010 P0001 P0010 P0100 P1000 P1111)");
+}
+
+// Copies every `stride`-th element (from `offset`) of each row of `src` (contiguous, `cols`
+// per row) into `dst` (contiguous), as raw W-byte words, zero-extended to D when wider.
+template <typename W, typename D>
+void gather_columns(const void* src, void* dst, int64_t rows, int64_t cols, int64_t offset, int64_t stride) {
+  const W* s = static_cast<const W*>(src);
+  D* o = static_cast<D*>(dst);
+  const int64_t out_cols = cols / stride;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < out_cols; ++c) o[r * out_cols + c] = static_cast<D>(s[r * cols + offset + c * stride]);
+}
+
+Value gather(const OpArgs& a, Dest& d) {
+  const Value& x_v = ops::tensor_value("gather", ops::required("gather", a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  const Value* mp = ops::kwarg(a, "mask_pattern");
+  const Value* index = ops::param(a, 2, "index");
+  if (mp && index) throw KernelError("pl.gather: pass either mask_pattern= or index=, not both");
+  if (mp) {
+    const Pattern p = mask_pattern(*mp);
+    ops::check_rank_at_least("gather", x, "input", 1);
+    const int64_t cols = x.size(-1);
+    if (cols % p.stride != 0)
+      throw KernelError("pl.gather: the last axis (" + std::to_string(cols) + ") must be a multiple of the pattern's "
+                        "period " + std::to_string(p.stride));
+    std::string to_name = ops::dtype_str(x.scalar_type());
+    c10::ScalarType to = x.scalar_type();
+    if (const Value* od = ops::kwarg(a, "output_dtype")) {
+      to = ops::dtype_value("gather", *od, "output_dtype", &to_name);
+      // uint32 is stored as int64 (and uint16 as int32): a 32-bit input can only mean uint32.
+      const int64_t width = static_cast<int64_t>(c10::elementSize(x.scalar_type())) * 8;
+      if (to == at::kLong && width == 32 && to_name == "int64" && !od->str) to_name = "uint32";
+      if (to == at::kInt && width == 16 && to_name == "int32" && !od->str) to_name = "uint16";
+    }
+    // output_dtype reinterprets bits: it must have the input's width (uint16 / uint32 are
+    // stored widened, so their words are zero-extended).
+    const int64_t width = static_cast<int64_t>(c10::elementSize(x.scalar_type())) * 8;
+    const bool widen32 = to_name == "uint32" && width == 32;
+    const bool widen16 = to_name == "uint16" && width == 16;
+    if (!widen32 && !widen16 && (static_cast<int64_t>(c10::elementSize(to)) * 8 != width || to == at::kBool ||
+                                 x.scalar_type() == at::kBool))
+      throw KernelError("pl.gather: output_dtype " + to_name + " must have the bit width of the input (" +
+                        std::to_string(width) + " bits, " + ops::dtype_str(x.scalar_type()) +
+                        "): it reinterprets bits, it does not convert values");
+    std::vector<int64_t> valid;
+    if (!x_v.fully_valid()) {
+      valid = x_v.valid;
+      const int64_t vc = valid.back();
+      valid.back() = vc > p.offset ? (vc - p.offset + p.stride - 1) / p.stride : 0;
+    }
+    std::vector<int64_t> shape = x.sizes().vec();
+    shape.back() = cols / p.stride;
+    at::Tensor out = d.out(shape, to, {x}, false, valid.empty());
+    at::Tensor xs = x.contiguous();
+    at::Tensor o = out.is_contiguous() ? out : at::empty(shape, at::TensorOptions().dtype(to));
+    const int64_t rows = cols ? xs.numel() / cols : 0;
+    const void* sp = xs.data_ptr();
+    void* dp = o.data_ptr();
+    if (widen32) gather_columns<uint32_t, int64_t>(sp, dp, rows, cols, p.offset, p.stride);
+    else if (widen16) gather_columns<uint16_t, int32_t>(sp, dp, rows, cols, p.offset, p.stride);
+    else if (width == 64) gather_columns<uint64_t, uint64_t>(sp, dp, rows, cols, p.offset, p.stride);
+    else if (width == 32) gather_columns<uint32_t, uint32_t>(sp, dp, rows, cols, p.offset, p.stride);
+    else if (width == 16) gather_columns<uint16_t, uint16_t>(sp, dp, rows, cols, p.offset, p.stride);
+    else gather_columns<uint8_t, uint8_t>(sp, dp, rows, cols, p.offset, p.stride);
+    if (!o.is_same(out)) out.copy_(o);
+    return Value::from_tensor(out, std::move(valid));
+  }
+  if (!index) throw KernelError("pl.gather: pass mask_pattern= (mask form) or dim=-1, index= (index form)");
+  const Value& idx_v = ops::tensor_value("gather", *index, "index");
+  const at::Tensor& idx = idx_v.tensor;
+  int64_t dim = -1;
+  if (const Value* dv = ops::param(a, 1, "dim")) dim = ops::int_value("gather", *dv, "dim");
+  if (x.dim() != 2 || idx.dim() != 2)
+    throw KernelError("pl.gather: the index form needs 2-D input and index, got " + python_shape_repr(x.sizes()) +
+                      " and " + python_shape_repr(idx.sizes()));
+  if (dim != -1 && dim != 1) throw KernelError("pl.gather: only dim=-1 (the last axis) is supported, got " + std::to_string(dim));
+  if (!at::isIntegralType(idx.scalar_type(), false))
+    throw KernelError("pl.gather: index must be an integer tensor (int32), got " + ops::dtype_str(idx.scalar_type()));
+  if (idx.size(0) != x.size(0))
+    throw KernelError("pl.gather: index has " + std::to_string(idx.size(0)) + " rows but the input has " +
+                      std::to_string(x.size(0)));
+  at::Tensor li = idx.to(at::kLong);
+  if (li.numel()) {
+    const int64_t lo = li.min().item<int64_t>(), hi = li.max().item<int64_t>();
+    if (lo < 0 || hi >= x.size(1))
+      throw KernelError("pl.gather: index values must be in [0, " + std::to_string(x.size(1)) + "), got values from " +
+                        std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  at::Tensor out = d.out(idx.sizes(), x.scalar_type(), {x, idx}, false, idx_v.fully_valid());
+  at::gather_out(out, x, 1, li);
+  return Value::from_tensor(out, idx_v.valid);
+}
+
+}  // namespace
+
+void register_sort_ops(OpTable& t) {
+  t.add(ops::op_def<sort32>("sort32", 2, 2));
+  t.add(ops::op_def<mrgsort>("mrgsort", 1, 4, {"block_len", "exhausted", "tmp"}));
+  t.add(ops::op_def<gather>("gather", 1, 3, {"mask_pattern", "output_dtype"}));
+}
+
+}  // namespace pypto_golden::sim

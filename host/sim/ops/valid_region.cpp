@@ -1,0 +1,50 @@
+// Valid regions (pl-subset §1.3, §2.3): set_validshape changes the metadata only; fillpad
+// returns a fully valid copy whose padding holds zero / the dtype's max / min.
+#include "sim/ops/op_util.h"
+
+namespace pypto_golden::sim {
+namespace {
+
+using ops::Dest;
+
+// pl.set_validshape(x, valid_rows, valid_cols): 2-D only; the same data, new valid region.
+Value set_validshape(const OpArgs& a, Dest&) {
+  const Value& x_v = ops::tensor_value("set_validshape", ops::required("set_validshape", a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  if (x.dim() != 2)
+    throw KernelError("pl.set_validshape: the input must be 2-D, got shape " + python_shape_repr(x.sizes()));
+  const int64_t rows = ops::int_value("set_validshape", ops::required("set_validshape", a, 1, "valid_rows"), "valid_rows");
+  const int64_t cols = ops::int_value("set_validshape", ops::required("set_validshape", a, 2, "valid_cols"), "valid_cols");
+  if (rows < 0 || rows > x.size(0) || cols < 0 || cols > x.size(1))
+    throw KernelError("pl.set_validshape: valid region [" + std::to_string(rows) + ", " + std::to_string(cols) +
+                      "] does not fit the shape " + python_shape_repr(x.sizes()));
+  return Value::from_tensor(x, {rows, cols});
+}
+
+// pl.fillpad(x, pad_value=PadValue.zero)
+Value fillpad(const OpArgs& a, Dest& d) {
+  const Value& x_v = ops::tensor_value("fillpad", ops::required("fillpad", a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  c10::Scalar pad = at::isFloatingType(x.scalar_type()) ? c10::Scalar(0.0) : c10::Scalar(int64_t(0));
+  if (const Value* p = ops::param(a, 1, "pad_value")) pad = ops::pad_scalar("fillpad", *p, x.scalar_type());
+  at::Tensor out = d.out(x.sizes(), x.scalar_type(), {x}, true);
+  if (x_v.fully_valid()) {
+    if (!out.is_same(x)) out.copy_(x);
+    return Value::from_tensor(out);
+  }
+  at::Tensor region = x_v.valid_view();
+  at::Tensor to = out;
+  for (size_t k = 0; k < x_v.valid.size(); ++k) to = to.narrow(static_cast<int64_t>(k), 0, x_v.valid[k]);
+  if (!to.is_same(region)) to.copy_(region);
+  ops::fill_outside(out, x_v.valid, pad);
+  return Value::from_tensor(out);
+}
+
+}  // namespace
+
+void register_valid_region_ops(OpTable& t) {
+  t.add(ops::op_def<set_validshape>("set_validshape", 3, 3));
+  t.add(ops::op_def<fillpad>("fillpad", 1, 2));
+}
+
+}  // namespace pypto_golden::sim

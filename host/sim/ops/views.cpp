@@ -1,0 +1,356 @@
+// Views and writes (pl-subset §2.2, §2.3): slice, reshape, transpose (zero-copy views that
+// carry the valid region), concat, load (a copy into a new tile), store / assemble (write a
+// value's valid region into a tensor in place, optionally as an atomic add) and move.
+#include "sim/ops/op_util.h"
+
+#include <ATen/TensorUtils.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <mutex>
+
+namespace pypto_golden::sim {
+namespace {
+
+using ops::Dest;
+
+int64_t norm_axis(const char* op, int64_t axis, int64_t rank, const char* name) {
+  if (axis < -rank || axis >= rank)
+    throw KernelError(std::string("pl.") + op + ": " + name + " " + std::to_string(axis) + " is out of range for rank " +
+                      std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+std::vector<int64_t> fixed_rank_list(const char* op, const Value& v, const char* name, int64_t rank) {
+  std::vector<int64_t> out = ops::int_list(op, v, name);
+  if (static_cast<int64_t>(out.size()) != rank)
+    throw KernelError(std::string("pl.") + op + ": " + name + " " + python_list_repr(out) + " must have " +
+                      std::to_string(rank) + " entries (one per axis of the tensor)");
+  return out;
+}
+
+// A window of `src` at `offset` of extent `shape` copied into `out` (same shape), with the
+// parts outside `src` (clamp) and outside `valid` filled with `pad`.
+void copy_window(at::Tensor out, const at::Tensor& src, const std::vector<int64_t>& offset,
+                 const std::vector<int64_t>& valid, const c10::Scalar& pad) {
+  ops::fill_outside(out, valid, pad);
+  at::Tensor from = src, to = out;
+  for (size_t k = 0; k < valid.size(); ++k) {
+    from = from.narrow(static_cast<int64_t>(k), offset[k], valid[k]);
+    to = to.narrow(static_cast<int64_t>(k), 0, valid[k]);
+  }
+  to.copy_(from);
+}
+
+// Valid extents of the window [offset, offset + shape) of `base`, cut at the source end.
+std::vector<int64_t> window_valid(const Value& base, const std::vector<int64_t>& offset,
+                                  const std::vector<int64_t>& shape) {
+  std::vector<int64_t> src_valid = base.valid_shape();
+  std::vector<int64_t> v(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) v[k] = std::clamp<int64_t>(src_valid[k] - offset[k], 0, shape[k]);
+  return v;
+}
+
+void check_window(const char* op, const at::Tensor& t, const std::vector<int64_t>& offset,
+                  const std::vector<int64_t>& shape, bool clamp) {
+  for (size_t k = 0; k < shape.size(); ++k) {
+    const int64_t extent = t.size(static_cast<int64_t>(k));
+    if (shape[k] < 0 || offset[k] < 0 || (!clamp && offset[k] + shape[k] > extent) || (clamp && offset[k] > extent))
+      throw KernelError(std::string("pl.") + op + ": the window is outside the tensor: axis " + std::to_string(k) +
+                        " asks for [" + std::to_string(offset[k]) + ":" + std::to_string(offset[k] + shape[k]) +
+                        "] but the extent is " + std::to_string(extent) + " (shape " + python_shape_repr(t.sizes()) +
+                        ")" + (clamp ? "" : "; pass clamp=True to read past the end"));
+  }
+}
+
+std::vector<int64_t> narrow_valid(const char* op, std::vector<int64_t> valid, const Value* given,
+                                  const std::vector<int64_t>& shape) {
+  if (!given) return valid;
+  std::vector<int64_t> want = ops::int_list(op, *given, "valid_shape");
+  if (want.size() != shape.size())
+    throw KernelError(std::string("pl.") + op + ": valid_shape " + python_list_repr(want) + " must have " +
+                      std::to_string(shape.size()) + " entries");
+  for (size_t k = 0; k < want.size(); ++k) {
+    if (want[k] < 0 || want[k] > shape[k])
+      throw KernelError(std::string("pl.") + op + ": valid_shape " + python_list_repr(want) + " exceeds the shape " +
+                        python_list_repr(shape));
+    valid[k] = std::min(valid[k], want[k]);
+  }
+  return valid;
+}
+
+bool is_full(const std::vector<int64_t>& valid, at::IntArrayRef shape) {
+  for (size_t k = 0; k < valid.size(); ++k)
+    if (valid[k] != shape[k]) return false;
+  return true;
+}
+
+// pl.slice(x, shape, offset, valid_shape=None, *, drop_dims, pad_value, clamp)
+Value slice(const OpArgs& a, Dest&) {
+  const Value& x_v = ops::tensor_value("slice", ops::required("slice", a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  std::vector<int64_t> shape = fixed_rank_list("slice", ops::required("slice", a, 1, "shape"), "shape", x.dim());
+  std::vector<int64_t> offset = fixed_rank_list("slice", ops::required("slice", a, 2, "offset"), "offset", x.dim());
+  bool clamp = false;
+  if (const Value* c = ops::kwarg(a, "clamp")) clamp = ops::bool_value("slice", *c, "clamp");
+  check_window("slice", x, offset, shape, clamp);
+  std::vector<int64_t> valid = window_valid(x_v, offset, shape);
+  for (size_t k = 0; k < shape.size(); ++k)  // cut at the end of the source (clamp)
+    valid[k] = std::min(valid[k], x.size(static_cast<int64_t>(k)) - offset[k]);
+  valid = narrow_valid("slice", valid, ops::param(a, 3, "valid_shape"), shape);
+  const Value* pad = ops::kwarg(a, "pad_value");
+  bool overhang = false;
+  for (size_t k = 0; k < shape.size(); ++k) overhang = overhang || offset[k] + shape[k] > x.size(static_cast<int64_t>(k));
+  at::Tensor view;
+  if (overhang || (pad && !is_full(valid, shape))) {
+    // A window past the source end, or padding with a defined value: a snapshot tile.
+    view = ops::new_tensor(a, shape, x.scalar_type());
+    copy_window(view, x, offset, valid, pad ? ops::pad_scalar("slice", *pad, x.scalar_type()) : c10::Scalar(int64_t(0)));
+  } else {
+    view = x;
+    for (size_t k = 0; k < shape.size(); ++k) view = view.narrow(static_cast<int64_t>(k), offset[k], shape[k]);
+  }
+  if (const Value* dd = ops::kwarg(a, "drop_dims")) {
+    std::vector<int64_t> drops = ops::int_list("slice", *dd, "drop_dims");
+    for (auto& ax : drops) ax = norm_axis("slice", ax, static_cast<int64_t>(shape.size()), "drop_dims axis");
+    std::sort(drops.begin(), drops.end());
+    drops.erase(std::unique(drops.begin(), drops.end()), drops.end());
+    for (auto it = drops.rbegin(); it != drops.rend(); ++it) {
+      const size_t ax = static_cast<size_t>(*it);
+      if (shape[ax] != 1 || valid[ax] != 1)
+        throw KernelError("pl.slice: drop_dims axis " + std::to_string(*it) + " must be a fully valid unit axis, but the "
+                          "window has extent " + std::to_string(shape[ax]) + " (valid " + std::to_string(valid[ax]) + ")");
+      view = view.select(static_cast<int64_t>(ax), 0);
+      valid.erase(valid.begin() + static_cast<std::ptrdiff_t>(ax));
+    }
+  }
+  return Value::from_tensor(view, std::move(valid));
+}
+
+// The new valid box of a reshape (pl-subset §2.3): fully valid stays fully valid; a valid
+// region that is a flat prefix of the buffer maps to the box of the new shape covering the
+// same cells; anything else is rejected.
+std::vector<int64_t> reshape_valid(const Value& x_v, const std::vector<int64_t>& shape) {
+  if (x_v.fully_valid()) return {};
+  const std::vector<int64_t> old = x_v.tensor.sizes().vec();
+  const std::vector<int64_t>& v = x_v.valid;
+  // The region is a flat prefix when, for some axis k, the axes before it have valid extent 1
+  // and the axes after it are full.
+  int64_t prefix = -1;
+  for (int64_t e : v)
+    if (e == 0) prefix = 0;
+  for (size_t k = 0; prefix < 0 && k < v.size(); ++k) {
+    bool ok = true;
+    int64_t inner = 1;
+    for (size_t j = 0; j < k; ++j) ok = ok && v[j] == 1;
+    for (size_t j = k + 1; j < v.size(); ++j) {
+      ok = ok && v[j] == old[j];
+      inner *= old[j];
+    }
+    if (ok) prefix = v[k] * inner;
+  }
+  const std::string what = "pl.reshape: the valid region " + python_shape_repr(v) + " of the " +
+                           python_shape_repr(old) + " input ";
+  if (prefix < 0)
+    throw KernelError(what + "is not a contiguous prefix of the buffer, so no box of shape " +
+                      python_list_repr(shape) + " holds the same cells");
+  std::vector<int64_t> nv(shape.size(), 1);
+  if (prefix == 0) {
+    if (!nv.empty()) nv[0] = 0;
+    return nv;
+  }
+  int64_t inner = 1;
+  for (int64_t k = static_cast<int64_t>(shape.size()) - 1; k >= 0; --k) {
+    const size_t uk = static_cast<size_t>(k);
+    if (prefix % inner == 0 && prefix / inner <= shape[uk]) {
+      nv[uk] = prefix / inner;
+      for (size_t j = uk + 1; j < shape.size(); ++j) nv[j] = shape[j];
+      return nv;
+    }
+    inner *= shape[uk];
+  }
+  throw KernelError(what + "(its first " + std::to_string(prefix) + " elements) has no box of shape " +
+                    python_list_repr(shape) + " that holds the same cells");
+}
+
+Value reshape(const OpArgs& a, Dest&) {
+  const Value& x_v = ops::tensor_value("reshape", ops::required("reshape", a, 0, "input"), "input");
+  const at::Tensor& x = x_v.tensor;
+  std::vector<int64_t> shape = ops::int_list("reshape", ops::required("reshape", a, 1, "shape"), "shape");
+  int64_t known = 1, infer = -1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == -1 && infer < 0) infer = static_cast<int64_t>(k);
+    else if (shape[k] < 0) throw KernelError("pl.reshape: bad shape " + python_list_repr(shape));
+    else known *= shape[k];
+  }
+  if (infer >= 0 && known > 0 && x.numel() % known == 0) shape[static_cast<size_t>(infer)] = x.numel() / known;
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  if (n != x.numel())
+    throw KernelError("pl.reshape: cannot reshape " + python_shape_repr(x.sizes()) + " (" + std::to_string(x.numel()) +
+                      " elements) to " + python_list_repr(shape) + " (" + std::to_string(n) + " elements)");
+  std::vector<int64_t> valid = reshape_valid(x_v, shape);
+  at::Tensor out;
+  if (at::detail::computeStride(x.sizes(), x.strides(), shape).has_value()) {
+    out = x.view(shape);  // zero-copy: writes through the result land in x
+  } else {
+    out = ops::copy_tensor(a, x).view(shape);  // a strided window: a snapshot
+  }
+  return Value::from_tensor(out, std::move(valid));
+}
+
+Value transpose(const OpArgs& a, Dest&) {
+  const Value& x_v = ops::tensor_value("transpose", ops::required("transpose", a, 0, "input"), "input");
+  const int64_t rank = x_v.tensor.dim();
+  const int64_t a1 = norm_axis("transpose", ops::int_value("transpose", ops::required("transpose", a, 1, "axis1"), "axis1"), rank, "axis1");
+  const int64_t a2 = norm_axis("transpose", ops::int_value("transpose", ops::required("transpose", a, 2, "axis2"), "axis2"), rank, "axis2");
+  if (a1 == a2) throw KernelError("pl.transpose: axis1 and axis2 must differ, both are " + std::to_string(a1));
+  std::vector<int64_t> valid = x_v.valid;
+  if (!valid.empty()) std::swap(valid[static_cast<size_t>(a1)], valid[static_cast<size_t>(a2)]);
+  return Value::from_tensor(x_v.tensor.transpose(a1, a2), std::move(valid));
+}
+
+Value concat(const OpArgs& a, Dest& d) {
+  const Value& a_v = ops::tensor_value("concat", ops::required("concat", a, 0, "src0"), "src0");
+  const Value& b_v = ops::tensor_value("concat", ops::required("concat", a, 1, "src1"), "src1");
+  const at::Tensor& x = a_v.tensor;
+  const at::Tensor& y = b_v.tensor;
+  ops::check_same_dtype("concat", x, "src0", y, "src1");
+  bool ok = x.dim() >= 1 && x.dim() == y.dim();
+  for (int64_t k = 0; ok && k + 1 < x.dim(); ++k) ok = x.size(k) == y.size(k);
+  if (!ok)
+    throw KernelError("pl.concat: shapes " + python_shape_repr(x.sizes()) + " and " + python_shape_repr(y.sizes()) +
+                      " differ outside the last axis");
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.back() += y.size(-1);
+  std::vector<int64_t> valid;
+  if (!a_v.fully_valid() || !b_v.fully_valid()) {
+    std::vector<int64_t> va = a_v.valid_shape(), vb = b_v.valid_shape();
+    valid = va;
+    for (size_t k = 0; k + 1 < va.size(); ++k) valid[k] = std::min(va[k], vb[k]);
+    valid.back() = va.back() == x.size(-1) ? va.back() + vb.back() : va.back();
+  }
+  at::Tensor out = d.out(shape, x.scalar_type(), {x, y}, false, valid.empty() || is_full(valid, shape));
+  at::cat_out(out, {x, y}, -1);
+  return Value::from_tensor(out, std::move(valid));
+}
+
+// pl.load(tensor, offsets, shapes, valid_shape=None, *, target_memory, clamp): a copy of the
+// window in a new tile; the padding outside the valid region is zero.
+Value load(const OpArgs& a, Dest& d) {
+  const Value& x_v = ops::tensor_value("load", ops::required("load", a, 0, "tensor"), "tensor");
+  const at::Tensor& x = x_v.tensor;
+  std::vector<int64_t> offset = fixed_rank_list("load", ops::required("load", a, 1, "offsets"), "offsets", x.dim());
+  std::vector<int64_t> shape = fixed_rank_list("load", ops::required("load", a, 2, "shapes"), "shapes", x.dim());
+  bool clamp = false;
+  if (const Value* c = ops::kwarg(a, "clamp")) clamp = ops::bool_value("load", *c, "clamp");
+  check_window("load", x, offset, shape, clamp);
+  std::vector<int64_t> valid = window_valid(x_v, offset, shape);
+  for (size_t k = 0; k < shape.size(); ++k) valid[k] = std::min(valid[k], x.size(static_cast<int64_t>(k)) - offset[k]);
+  valid = narrow_valid("load", valid, ops::param(a, 3, "valid_shape"), shape);
+  const bool full = is_full(valid, shape);
+  at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
+  copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
+  return Value::from_tensor(out, std::move(valid));
+}
+
+std::mutex& atomic_lock(const void* storage) {
+  static std::mutex locks[64];
+  return locks[(reinterpret_cast<uintptr_t>(storage) >> 6) % 64];
+}
+
+bool atomic_add(const char* op, const OpArgs& a) {
+  const Value* v = ops::kwarg(a, "atomic");
+  if (!v) return false;
+  std::string m = ops::enum_member(op, *v, "AtomicType");
+  if (m == "Add") return true;
+  if (m == "None_" || m == "None") return false;
+  throw KernelError(std::string("pl.") + op + ": atomic must be pl.AtomicType.None_ or pl.AtomicType.Add, got " + m);
+}
+
+// Writes `src`'s valid region (cut to `limit` when given) into `target` at `offset`.
+// `src` may have fewer axes than `target`: it then fills the trailing axes (leading unit axes).
+void write_region(const char* op, const Value& src_v, const at::Tensor& target, const std::vector<int64_t>& offset,
+                  const std::vector<int64_t>* limit, bool atomic) {
+  const at::Tensor& src = src_v.tensor;
+  if (src.scalar_type() != target.scalar_type())
+    throw KernelError(std::string("pl.") + op + ": the source is " + ops::dtype_str(src.scalar_type()) +
+                      " but the target is " + ops::dtype_str(target.scalar_type()) + "; convert it with pl.cast first");
+  const int64_t rank = target.dim();
+  if (src.dim() > rank)
+    throw KernelError(std::string("pl.") + op + ": the source " + python_shape_repr(src.sizes()) +
+                      " has more axes than the target " + python_shape_repr(target.sizes()));
+  std::vector<int64_t> region = src_v.valid_shape();
+  if (limit) {
+    if (limit->size() != region.size())
+      throw KernelError(std::string("pl.") + op + ": shapes " + python_list_repr(*limit) + " must have " +
+                        std::to_string(region.size()) + " entries (the source's rank)");
+    for (size_t k = 0; k < region.size(); ++k) region[k] = std::min(region[k], (*limit)[k]);
+  }
+  const int64_t lead = rank - src.dim();
+  at::Tensor dst = target;
+  for (int64_t k = 0; k < rank; ++k) {
+    const int64_t extent = k < lead ? 1 : region[static_cast<size_t>(k - lead)];
+    const size_t uk = static_cast<size_t>(k);
+    if (offset[uk] < 0 || offset[uk] + extent > target.size(k))
+      throw KernelError(std::string("pl.") + op + ": the write is outside the target: axis " + std::to_string(k) +
+                        " gets [" + std::to_string(offset[uk]) + ":" + std::to_string(offset[uk] + extent) +
+                        "] but the extent is " + std::to_string(target.size(k)) + " (target shape " +
+                        python_shape_repr(target.sizes()) + ", source shape " + python_shape_repr(src.sizes()) +
+                        (src_v.fully_valid() ? "" : ", valid " + python_shape_repr(src_v.valid)) + ")");
+    dst = dst.narrow(k, offset[uk], extent);
+  }
+  at::Tensor from = src;
+  for (size_t k = 0; k < region.size(); ++k) from = from.narrow(static_cast<int64_t>(k), 0, region[k]);
+  if (lead) dst = dst.reshape(from.sizes());  // drop the leading unit axes (a view)
+  if (atomic) {
+    std::lock_guard<std::mutex> lock(atomic_lock(target.storage().data()));
+    dst.add_(from);
+  } else {
+    dst.copy_(from);
+  }
+}
+
+// pl.store(tile, offsets, output_tensor, shapes=None, *, atomic): returns output_tensor.
+Value store(const OpArgs& a) {
+  const Value& tile = ops::tensor_value("store", ops::required("store", a, 0, "tile"), "tile");
+  const Value& out = ops::tensor_value("store", ops::required("store", a, 2, "output_tensor"), "output_tensor");
+  std::vector<int64_t> offset =
+      fixed_rank_list("store", ops::required("store", a, 1, "offsets"), "offsets", out.tensor.dim());
+  std::vector<int64_t> shapes;
+  const Value* s = ops::param(a, 3, "shapes");
+  if (s) shapes = ops::int_list("store", *s, "shapes");
+  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add("store", a));
+  return out;
+}
+
+// pl.assemble(target, source, offset, *, atomic): returns target.
+Value assemble(const OpArgs& a) {
+  const Value& target = ops::tensor_value("assemble", ops::required("assemble", a, 0, "target"), "target");
+  const Value& source = ops::tensor_value("assemble", ops::required("assemble", a, 1, "source"), "source");
+  std::vector<int64_t> offset =
+      fixed_rank_list("assemble", ops::required("assemble", a, 2, "offset"), "offset", target.tensor.dim());
+  write_region("assemble", source, target.tensor, offset, nullptr, atomic_add("assemble", a));
+  return target;
+}
+
+// pl.move(tile, target_memory): memory spaces have no functional effect.
+Value move(const OpArgs& a) {
+  return ops::tensor_value("move", ops::required("move", a, 0, "tile"), "tile");
+}
+
+}  // namespace
+
+void register_view_ops(OpTable& t) {
+  t.add(ops::op_def<slice>("slice", 3, 4, {"drop_dims", "pad_value", "clamp"}));
+  t.add(ops::op_def<reshape>("reshape", 2, 2));
+  t.add(ops::op_def<transpose>("transpose", 3, 3));
+  t.add(ops::op_def<concat>("concat", 2, 2));
+  t.add(ops::op_def<load>("load", 3, 4, {"target_memory", "clamp"}));
+  t.add(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr});
+  t.add(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr});
+  t.add(OpDef{"move", 1, 2, {"blayout", "slayout"}, &ops::guarded<move>, nullptr});
+}
+
+}  // namespace pypto_golden::sim

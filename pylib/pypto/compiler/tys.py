@@ -1,0 +1,155 @@
+"""What the frontend knows statically about a value: its kind, dtype and shape where known,
+and its compile-time value (an IR constant) where there is one. Used for folding
+(`x.shape`, `x.dtype`, compile-time conditions) and for the checks the hardware compiler
+would make (plane, dtype). Unknown is always safe: it folds nothing and checks nothing."""
+
+from pypto.language import dtypes
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_WIDE_INTS = ("int64", "index")
+_INT_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+              "index", "bool")
+
+
+class Ty:
+    """kind: None (unknown), "tensor", "scalar", "str", "dtype", "none", "list", "tuple".
+    shape: tuple of int / None (unknown extent) or None (unknown rank). value: an IR node
+    that is a compile-time constant, or None. stable: False for a name whose value may come
+    from an earlier loop iteration (then nothing about it is folded)."""
+
+    __slots__ = ("kind", "dtype", "shape", "value", "items", "stable")
+
+    def __init__(self, kind=None, dtype=None, shape=None, value=None, items=None, stable=True):
+        self.kind, self.dtype, self.shape = kind, dtype, shape
+        self.value, self.items, self.stable = value, items, stable
+
+    def replace(self, **fields):
+        t = Ty(self.kind, self.dtype, self.shape, self.value, self.items, self.stable)
+        for k, v in fields.items():
+            setattr(t, k, v)
+        return t
+
+    @property
+    def is_tensor(self):
+        return self.kind == "tensor"
+
+    def known_value(self):
+        """The compile-time value (IR const/list node), only when it cannot be stale."""
+        return self.value if self.stable else None
+
+    def __repr__(self):
+        return "Ty(%s, %s, %s, value=%r, stable=%s)" % (self.kind, self.dtype, self.shape,
+                                                       self.value, self.stable)
+
+
+UNKNOWN = Ty()
+
+
+def tensor(dtype=None, shape=None):
+    return Ty("tensor", dtype, None if shape is None else tuple(shape))
+
+
+def scalar(dtype=None, value=None):
+    return Ty("scalar", dtype, value=value)
+
+
+def const(dtype, v):
+    return {"e": "const", "dtype": dtype, "v": v}
+
+
+def is_pure(ir):
+    """An IR node whose value is known at compile time."""
+    e = ir["e"]
+    if e == "const":
+        return True
+    if e in ("list", "tuple"):
+        return all(is_pure(i) for i in ir["items"])
+    return False
+
+
+def of_pure(ir):
+    """The Ty of a compile-time IR value."""
+    e = ir["e"]
+    if e in ("list", "tuple"):
+        return Ty(e, value=ir, items=tuple(of_pure(i) for i in ir["items"]))
+    d = ir["dtype"]
+    if d in ("str", "dtype", "none"):
+        return Ty(d, value=ir)
+    return scalar(dtypes.BY_NAME.get(d), ir)
+
+
+def join(a, b):
+    """What is known after two paths meet. `None` = the name is unbound on that path."""
+    if a is None or b is None:
+        t = a or b
+        return None if t is None else t.replace(value=None)
+    if a is b:
+        return a
+    if a.kind != b.kind:
+        return UNKNOWN
+    items = None
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+    return Ty(a.kind, a.dtype if a.dtype is b.dtype else None,
+              a.shape if a.shape == b.shape else None,
+              a.value if a.value == b.value else None, items, a.stable and b.stable)
+
+
+def _wrap64(v):
+    return (v - _INT64_MIN) % (1 << 64) + _INT64_MIN
+
+
+def _int_like(c):
+    return c["e"] == "const" and c["dtype"] in _INT_NAMES
+
+
+def truth(ir):
+    """Python truth of a compile-time condition, or None when it is not one."""
+    if ir["e"] != "const":
+        return None
+    d = ir["dtype"]
+    if d in _INT_NAMES:
+        return bool(ir["v"])
+    if d == "none":
+        return False
+    return None
+
+
+def fold_binop(op, lhs, rhs):
+    """The const node of `lhs op rhs` when both are constants and the simulator would
+    compute exactly this (int64 arithmetic, integer comparisons, str/dtype equality)."""
+    if lhs["e"] != "const" or rhs["e"] != "const":
+        return None
+    a, b = lhs["v"], rhs["v"]
+    if _int_like(lhs) and _int_like(rhs):
+        if op in ("eq", "ne", "lt", "le", "gt", "ge"):
+            return const("bool", {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
+                                  "gt": a > b, "ge": a >= b}[op])
+        if op in ("and", "or"):
+            return const("bool", (bool(a) and bool(b)) if op == "and" else (bool(a) or bool(b)))
+        if lhs["dtype"] not in _WIDE_INTS and rhs["dtype"] not in _WIDE_INTS:
+            return None  # narrower int arithmetic: leave it to the simulator's rules
+        a, b = int(a), int(b)
+        if op == "add":
+            return const("int64", _wrap64(a + b))
+        if op == "sub":
+            return const("int64", _wrap64(a - b))
+        if op == "mul":
+            return const("int64", _wrap64(a * b))
+        if op in ("floordiv", "mod") and b != 0:
+            return const("int64", _wrap64(a // b if op == "floordiv" else a % b))
+        return None
+    same_kind = lhs["dtype"] == rhs["dtype"] and lhs["dtype"] in ("str", "dtype", "none")
+    if same_kind and op in ("eq", "ne"):
+        return const("bool", (a == b) == (op == "eq"))
+    return None
+
+
+def fold_unary(op, operand):
+    if operand["e"] != "const" or operand["dtype"] not in _INT_NAMES:
+        return None
+    if op == "not":
+        return const("bool", not operand["v"])
+    if op == "neg" and operand["dtype"] in _WIDE_INTS:
+        return const("int64", _wrap64(-int(operand["v"])))
+    return None

@@ -1,0 +1,58 @@
+"""The frontend's own constructs: loop iterators, `with` regions and the functions the
+compiler handles itself (they never reach the simulator as ops). Runtime ops live in
+op_table.py; both tables are turned into `pl.*` placeholders by placeholders.py."""
+
+# Loop iterators usable as `for v in pl.<name>(start?, stop, step?)`:
+# name -> (IR `kind`, accepted keywords).
+LOOPS = {
+    "range": ("range", ("init_values",)),
+    "parallel": ("parallel", ()),
+    "unroll": ("unroll", ()),
+    "pipeline": ("pipeline", ("stage", "init_values")),
+    # pl.spmd(core_num) takes exactly one positional argument.
+    "spmd": ("spmd", ("sync_start", "name_hint", "optimizations", "deps",
+                      "allow_early_resolve")),
+}
+LOOP_PARAMS = ("start", "stop", "step")
+
+# Region context managers usable as `with pl.<name>(...)`: name -> accepted keywords.
+# `at` marks an InCore region; `spmd` runs its body once per block; the others are
+# scheduling hints with no functional effect.
+REGIONS = {
+    "at": ("level", "name_hint", "optimizations", "deps", "allow_early_resolve"),
+    "spmd": LOOPS["spmd"][1],
+    "scope": ("name_hint", "manual_dep"),
+    "manual_scope": ("name_hint",),
+    "cluster": ("name_hint",),
+}
+
+# Functions the frontend evaluates itself (pl.<name>).
+SPECIALS = (
+    "yield_",           # loop-carried values / if-else results
+    "get_block_idx",    # the block index inside pl.spmd
+    "get_block_num",    # the block count of the enclosing pl.spmd
+    "get_subblock_idx",  # AIV lane: always 0 (no split_aiv)
+    "no_dep",           # scheduling hints: return their argument
+    "dump_tag",
+    "static_assert",    # compile-time checks and prints
+    "static_print",
+    "const",            # typed literal pl.const(value, dtype)
+)
+
+# pl.system.<name>: barriers and task plumbing, no functional effect in a sequential
+# simulator. task_dummy() gives a TaskId, which is a `none` value here.
+SYSTEM_NOOPS = ("task_dummy", "syncall", "fence", "cacheinvalid")
+
+# Namespaced spellings whose op has another name at top level: (namespace, attr) -> op.
+# Every other `pl.tile.X` / `pl.tensor.X` is the op `X` itself.
+NAMESPACE_ALIASES = {
+    ("tensor", "create"): "create_tensor",
+    ("tile", "create"): "create_tile",
+    ("tensor", "ci"): "arange",
+    ("tile", "ci"): "arange",
+    ("tensor", "create_tensor"): "create_tensor",
+}
+
+# Ops the frontend knows even before the op table has a row for them: `dim` folds to a
+# constant for static extents and is a runtime op only for pl.dynamic dims.
+FRONTEND_OPS = ("dim",)

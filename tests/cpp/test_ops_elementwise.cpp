@@ -1,0 +1,164 @@
+// Elementwise ops, reductions and row/col broadcasts against their torch expressions.
+#include "test_ops_util.h"
+
+using namespace ops_test;
+
+TEST_CASE("binary ops on tensors and scalars match torch in the lhs dtype") {
+  at::manual_seed(1);
+  at::Tensor x = at::randn({4, 6}), y = at::randn({4, 6});
+  CHECK(same(call("add", {T(x), T(y)}).tensor, x + y));
+  CHECK(same(call("sub", {T(x), T(y)}).tensor, x - y));
+  CHECK(same(call("mul", {T(x), T(y)}).tensor, x * y));
+  CHECK(same(call("div", {T(x), T(y)}).tensor, x / y));
+  CHECK(same(call("maximum", {T(x), T(y)}).tensor, at::maximum(x, y)));
+  CHECK(same(call("minimum", {T(x), T(y)}).tensor, at::minimum(x, y)));
+  CHECK(same(call("add", {T(x), F(1.5)}).tensor, x + 1.5));
+  CHECK(same(call("sub", {T(x), I(2)}).tensor, x - 2));
+  CHECK(same(call("mul", {T(x), F(0.25)}).tensor, x * 0.25));
+  CHECK(same(call("div", {T(x), F(3.0)}).tensor, x / 3.0));
+  CHECK(same(call("maximum", {T(x), F(0.0)}).tensor, at::clamp_min(x, 0.0)));
+  CHECK(same(call("minimum", {T(x), F(0.5)}).tensor, at::clamp_max(x, 0.5)));
+
+  at::Tensor h = x.to(at::kBFloat16), g = y.to(at::kBFloat16);
+  Value r = call("add", {T(h), T(g)});
+  CHECK((r.tensor.scalar_type() == at::kBFloat16));
+  CHECK(same(r.tensor, h + g));
+  CHECK(same(call("mul", {T(h), F(0.1)}).tensor, h * 0.1));
+
+  at::Tensor n = i32({-7, 7, 9, -9});
+  CHECK(same(call("div", {T(n), I(2)}).tensor, i32({-3, 3, 4, -4})));  // truncating
+  CHECK(same(call("add", {T(n), I(1)}).tensor, i32({-6, 8, 10, -8})));
+  CHECK(same(call("maximum", {T(n), I(0)}).tensor, i32({0, 7, 9, 0})));
+}
+
+TEST_CASE("two scalars are plain scalar arithmetic") {
+  Value v = call("add", {I(2), I(3)});
+  CHECK(v.kind == Value::Kind::Int);
+  CHECK(v.i == 5);
+  Value w = call("mul", {F(1.5), I(2)});
+  CHECK(w.kind == Value::Kind::Float);
+  CHECK(w.f == 3.0);
+  CHECK(call("div", {I(7), I(2)}).f == 3.5);
+}
+
+TEST_CASE("mixed dtypes and misplaced operands are kernel errors naming the op") {
+  at::Tensor x = at::ones({2, 2});
+  CHECK_THROWS_WITH_AS(call("add", {T(x), T(x.to(at::kBFloat16))}),
+                       "pl.add: lhs is fp32 but rhs is bfloat16; PyPTO has no implicit promotion, convert one side "
+                       "with pl.cast",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("mul", {T(i32({1, 2})), F(0.5)}),
+                       "pl.mul: cannot combine a int32 tensor with a float scalar; cast one side with pl.cast",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("sub", {F(1.0), T(x)}),
+                       "pl.sub: the tensor must be the first argument (lhs), got scalar fp32 1.0 and tensor fp32 (2, 2)",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("add", {T(x), T(at::ones({3, 2}))}),
+                       "pl.add: operand shapes (2, 2) and (3, 2) do not match (nor broadcast)", KernelError);
+  CHECK_THROWS_WITH_AS(call("exp", {T(i32({1}))}),
+                       "pl.exp: input must be a float tensor (fp32, fp16, bfloat16), got int32", KernelError);
+}
+
+TEST_CASE("unary ops match torch") {
+  at::Tensor x = f32({0.25f, 1.0f, 4.0f, 9.0f});
+  at::Tensor s = f32({-2.0f, 0.5f, -0.0f, 3.0f});
+  CHECK(same(call("neg", {T(s)}).tensor, -s));
+  CHECK(same(call("abs", {T(s)}).tensor, at::abs(s)));
+  CHECK(same(call("exp", {T(s)}).tensor, at::exp(s)));
+  CHECK(same(call("log", {T(x)}).tensor, at::log(x)));
+  CHECK(same(call("sqrt", {T(x)}).tensor, f32({0.5f, 1.0f, 2.0f, 3.0f})));
+  CHECK(same(call("rsqrt", {T(x)}).tensor, at::rsqrt(x)));
+  CHECK(same(call("recip", {T(x)}).tensor, f32({4.0f, 1.0f, 0.25f, 1.0f / 9.0f})));
+  CHECK(same(call("abs", {T(i32({-3, 4}))}).tensor, i32({3, 4})));
+  CHECK(same(call("recip", {T(x)}, {{"high_precision", B(true)}}).tensor, at::reciprocal(x)));
+}
+
+TEST_CASE("cmp gives 0/1 in the lhs dtype for every code") {
+  at::Tensor a = f32({1, 2, 3}), b = f32({2, 2, 2});
+  CHECK(same(call("cmp", {T(a), T(b)}).tensor, f32({0, 1, 0})));
+  CHECK(same(call("cmp", {T(a), T(b), I(1)}).tensor, f32({1, 0, 1})));
+  CHECK(same(call("cmp", {T(a), T(b), I(2)}).tensor, f32({1, 0, 0})));
+  CHECK(same(call("cmp", {T(a), T(b), I(3)}).tensor, f32({1, 1, 0})));
+  CHECK(same(call("cmp", {T(a), T(b), I(4)}).tensor, f32({0, 0, 1})));
+  CHECK(same(call("cmp", {T(a), F(2.0), I(5)}).tensor, f32({0, 1, 1})));
+  CHECK(same(call("cmp", {T(i32({1, 5})), I(3), S("CmpType.GT")}).tensor, i32({0, 1})));
+  CHECK_THROWS_WITH_AS(call("cmp", {T(a), T(b), I(6)}), "pl.cmp: cmp_type must be 0..5 (eq ne lt le gt ge), got 6",
+                       KernelError);
+}
+
+TEST_CASE("a result written into a window goes straight there and touches nothing else") {
+  at::Tensor y = at::zeros({4, 4});
+  at::Tensor x = at::arange(8, at::kFloat).reshape({2, 4});
+  at::Tensor win = y.narrow(0, 1, 2);
+  call_into("add", win, {T(x), F(1.0)});
+  CHECK(same(y.narrow(0, 1, 2), x + 1));
+  CHECK(same(y.narrow(0, 0, 1), at::zeros({1, 4})));
+  CHECK(same(y.narrow(0, 3, 1), at::zeros({1, 4})));
+  // In place on the very window it reads (y[1:3] = y[1:3] * y[1:3]).
+  call_into("mul", win, {T(win), T(win)});
+  CHECK(same(y.narrow(0, 1, 2), (x + 1) * (x + 1)));
+  // Dtype mismatch with the window: the same message as a plain write.
+  CHECK_THROWS_WITH_AS(call_into("add", win, {T(i32({1, 2, 3, 4}).reshape({1, 4}).expand({2, 4}).contiguous()), I(1)}),
+                       "the value written is int32 but the tensor is fp32; convert it with pl.cast first", KernelError);
+}
+
+TEST_CASE("elementwise results keep the operand's valid region") {
+  at::Tensor x = at::ones({4, 8});
+  Value r = call("exp", {TV(x, {2, 8})});
+  CHECK(r.valid == std::vector<int64_t>{2, 8});
+  Value s = call("add", {TV(x, {2, 8}), TV(x, {4, 5})});
+  CHECK(s.valid == std::vector<int64_t>{2, 5});
+  // Written into a window, only the valid region lands.
+  at::Tensor y = at::zeros({4, 8});
+  call_into("mul", y, {TV(x, {2, 8}), F(3.0)});
+  CHECK(same(y.narrow(0, 0, 2), at::full({2, 8}, 3.0)));
+  CHECK(same(y.narrow(0, 2, 2), at::zeros({2, 8})));
+}
+
+TEST_CASE("row and column reductions keep the reduced axis") {
+  at::manual_seed(2);
+  at::Tensor x = at::randn({3, 5});
+  CHECK(same(call("row_sum", {T(x)}).tensor, x.sum({-1}, true)));
+  CHECK(same(call("row_max", {T(x)}).tensor, std::get<0>(x.max(-1, true))));
+  CHECK(same(call("row_min", {T(x)}).tensor, std::get<0>(x.min(-1, true))));
+  CHECK(same(call("col_sum", {T(x)}).tensor, x.sum({-2}, true)));
+  CHECK(same(call("col_max", {T(x)}).tensor, std::get<0>(x.max(-2, true))));
+  CHECK(same(call("col_min", {T(x)}).tensor, std::get<0>(x.min(-2, true))));
+  at::Tensor n = i32({1, 2, 3, 4, 5, 6}).reshape({2, 3});
+  Value s = call("row_sum", {T(n)});
+  CHECK((s.tensor.scalar_type() == at::kInt));
+  CHECK(same(s.tensor, i32({6, 15}).reshape({2, 1})));
+  // The padding of a partial region participates (as on hardware); the valid rows carry over.
+  at::Tensor p = at::ones({2, 4});
+  Value v = call("row_sum", {TV(p, {1, 2})});
+  CHECK(same(v.tensor, at::full({2, 1}, 4.0)));
+  CHECK(v.valid == std::vector<int64_t>{1, 1});
+}
+
+TEST_CASE("row_expand and col_expand broadcast a column / row vector") {
+  at::manual_seed(3);
+  at::Tensor t = at::randn({3, 4});
+  at::Tensor rv = at::randn({3, 1}), cv = at::randn({1, 4});
+  CHECK(same(call("row_expand_add", {T(t), T(rv)}).tensor, t + rv));
+  CHECK(same(call("row_expand_sub", {T(t), T(rv)}).tensor, t - rv));
+  CHECK(same(call("row_expand_mul", {T(t), T(rv)}).tensor, t * rv));
+  CHECK(same(call("row_expand_div", {T(t), T(rv)}).tensor, t / rv));
+  CHECK(same(call("row_expand_max", {T(t), T(rv)}).tensor, at::maximum(t, rv)));
+  CHECK(same(call("row_expand_min", {T(t), T(rv)}).tensor, at::minimum(t, rv)));
+  CHECK(same(call("row_expand_expdif", {T(t), T(rv)}).tensor, at::exp(t - rv)));
+  CHECK(same(call("row_expand", {T(t), T(rv)}).tensor, rv.expand({3, 4})));
+  CHECK(same(call("col_expand_add", {T(t), T(cv)}).tensor, t + cv));
+  CHECK(same(call("col_expand_sub", {T(t), T(cv)}).tensor, t - cv));
+  CHECK(same(call("col_expand_mul", {T(t), T(cv)}).tensor, t * cv));
+  CHECK(same(call("col_expand_div", {T(t), T(cv)}).tensor, t / cv));
+  CHECK(same(call("col_expand_max", {T(t), T(cv)}).tensor, at::maximum(t, cv)));
+  CHECK(same(call("col_expand_min", {T(t), T(cv)}).tensor, at::minimum(t, cv)));
+  CHECK(same(call("col_expand_expdif", {T(t), T(cv)}).tensor, at::exp(t - cv)));
+  CHECK(same(call("col_expand", {T(t), T(cv)}).tensor, cv.expand({3, 4})));
+  CHECK_THROWS_WITH_AS(call("row_expand_mul", {T(t), T(cv)}),
+                       "pl.row_expand_mul: rhs must have shape (3, 1) (one value per row) for lhs (3, 4), got (1, 4)",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("col_expand_mul", {T(t), T(rv)}),
+                       "pl.col_expand_mul: rhs must have shape (1, 4) (one value per column) for lhs (3, 4), got (3, 1)",
+                       KernelError);
+}

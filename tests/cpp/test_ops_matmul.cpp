@@ -1,0 +1,89 @@
+// The matmul family: FP32 / INT32 accumulation, out_dtype, transposes, in-place matmul_acc.
+#include "test_ops_util.h"
+
+using namespace ops_test;
+
+TEST_CASE("matmul matches torch for fp32, with a_trans / b_trans") {
+  at::manual_seed(4);
+  at::Tensor a = at::randn({5, 7}), b = at::randn({7, 3});
+  CHECK(same(call("matmul", {T(a), T(b)}).tensor, at::mm(a, b)));
+  at::Tensor at_ = a.t().contiguous(), bt = b.t().contiguous();
+  CHECK(same(call("matmul", {T(at_), T(b)}, {{"a_trans", B(true)}}).tensor, at::mm(a, b)));
+  CHECK(same(call("matmul", {T(a), T(bt)}, {{"b_trans", B(true)}}).tensor, at::mm(a, b)));
+  CHECK(same(call("matmul", {T(at_), T(bt)}, {{"a_trans", B(true)}, {"b_trans", B(true)}}).tensor, at::mm(a, b)));
+  // 1-D forms and a batched form follow numpy's matmul.
+  at::Tensor v = at::randn({7});
+  CHECK(same(call("matmul", {T(a), T(v)}).tensor, at::mv(a, v)));
+  CHECK(call("matmul", {T(v), T(v)}).tensor.dim() == 0);
+  at::Tensor ba = at::randn({2, 5, 7});
+  CHECK(same(call("matmul", {T(ba), T(b)}).tensor, at::matmul(ba, b)));
+  CHECK_THROWS_WITH_AS(call("matmul", {T(a), T(a)}),
+                       "pl.matmul: inner dimensions differ: lhs (5, 7) and rhs (5, 7) give K = 7 vs 5", KernelError);
+  CHECK_THROWS_WITH_AS(call("matmul", {T(a), T(b.to(at::kBFloat16))}),
+                       "pl.matmul: lhs is fp32 but rhs is bfloat16; PyPTO has no implicit promotion, convert one side "
+                       "with pl.cast",
+                       KernelError);
+}
+
+TEST_CASE("bf16 matmul accumulates in fp32 and converts to out_dtype or the operand dtype") {
+  at::manual_seed(5);
+  at::Tensor a = at::randn({4, 64}).to(at::kBFloat16), b = at::randn({64, 8}).to(at::kBFloat16);
+  at::Tensor ref = at::mm(a.to(at::kFloat), b.to(at::kFloat));
+  Value r = call("matmul", {T(a), T(b)}, {{"out_dtype", D("fp32")}});
+  CHECK((r.tensor.scalar_type() == at::kFloat));
+  CHECK(same(r.tensor, ref));
+  Value p = call("matmul", {T(a), T(b)});
+  CHECK((p.tensor.scalar_type() == at::kBFloat16));
+  CHECK(same(p.tensor, ref.to(at::kBFloat16)));
+}
+
+TEST_CASE("int8 matmul accumulates exactly in int32") {
+  at::manual_seed(6);
+  at::Tensor a = at::randint(-128, 128, {6, 300}, at::TensorOptions().dtype(at::kChar));
+  at::Tensor b = at::randint(-128, 128, {300, 5}, at::TensorOptions().dtype(at::kChar));
+  at::Tensor ref = at::mm(a.to(at::kLong), b.to(at::kLong)).to(at::kInt);
+  Value r = call("matmul", {T(a), T(b)}, {{"out_dtype", D("int32")}});
+  CHECK(same(r.tensor, ref));
+  // The extreme case: every product is (-128)^2, and the sum still fits int32.
+  at::Tensor m = at::full({1, 300}, -128, at::TensorOptions().dtype(at::kChar));
+  CHECK(call("matmul", {T(m), T(m.t().contiguous())}, {{"out_dtype", D("int32")}}).tensor.item<int32_t>() ==
+        300 * 16384);
+  // INT32 -> FP32 conversion of the accumulator.
+  CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("fp32")}}).tensor, ref.to(at::kFloat)));
+}
+
+TEST_CASE("matmul_acc adds in place into its accumulator; init_cond overwrites") {
+  at::manual_seed(7);
+  at::Tensor a = at::randn({4, 8}).to(at::kBFloat16), b = at::randn({8, 3}).to(at::kBFloat16);
+  at::Tensor prod = at::mm(a.to(at::kFloat), b.to(at::kFloat));
+  at::Tensor acc = at::ones({4, 3});
+  Value r = call("matmul_acc", {T(acc), T(a), T(b)});
+  CHECK(r.tensor.is_same(acc));
+  CHECK(same(acc, at::addmm(at::ones({4, 3}), a.to(at::kFloat), b.to(at::kFloat))));
+  call("matmul_acc", {T(acc), T(a), T(b)}, {{"init_cond", B(true)}});
+  CHECK(same(acc, prod));
+  call("matmul_acc", {T(acc), T(a), T(b)}, {{"init_cond", B(false)}});
+  CHECK(same(acc, at::addmm(prod, a.to(at::kFloat), b.to(at::kFloat))));
+  // Integer operands accumulate into INT32.
+  at::Tensor ia = i32({1, 2, 3, 4}).reshape({2, 2}).to(at::kChar);
+  at::Tensor iacc = i32({10, 20, 30, 40}).reshape({2, 2});
+  call("matmul_acc", {T(iacc), T(ia), T(ia)});
+  CHECK(same(iacc, i32({17, 30, 45, 62}).reshape({2, 2})));
+  CHECK_THROWS_WITH_AS(call("matmul_acc", {T(at::ones({4, 3}).to(at::kBFloat16)), T(a), T(b)}),
+                       "pl.matmul_acc: the accumulator must be fp32 for bfloat16 operands, got bfloat16 (start it "
+                       "with pl.matmul(..., out_dtype=pl.FP32))",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("matmul_acc", {T(at::ones({4, 4})), T(a), T(b)}),
+                       "pl.matmul_acc: the accumulator has shape (4, 4) but lhs @ rhs has shape (4, 3)", KernelError);
+}
+
+TEST_CASE("a matmul written into a window computes straight into it") {
+  at::manual_seed(8);
+  at::Tensor c = at::zeros({6, 6});
+  at::Tensor a = at::randn({2, 5}), b = at::randn({5, 3});
+  call_into("matmul", c.narrow(0, 2, 2).narrow(1, 3, 3), {T(a), T(b)});
+  CHECK(same(c.narrow(0, 2, 2).narrow(1, 3, 3), at::mm(a, b)));
+  at::Tensor rest = c.clone();
+  rest.narrow(0, 2, 2).narrow(1, 3, 3).zero_();
+  CHECK(same(rest, at::zeros({6, 6})));
+}
