@@ -32,7 +32,14 @@ SAMPLES = {
     "gemm_residual_bf16": 1.5,
     "topk": 2.0,
     "valid_region": 2.0,
+    "hello_world": 2.0,
+    "gemm": 1.5,
+    "multi_proj": 1.5,
+    "runtime_loop_bound": 2.0,
+    "program_kernel": 2.0,
 }
+# Samples whose kernel / golden are not named <name> / golden_<name>.
+NAMES = {"program_kernel": ("ScaledResidual", "golden_scaled_residual")}
 
 
 def make_value(spec, torch):
@@ -69,8 +76,9 @@ def interleaved_medians(a, b, rounds):
 
 def bench(name, rounds, torch):
     mod = __import__(name)
-    kernel = getattr(mod, name)
-    golden_fn = getattr(mod, "golden_" + name)
+    kernel_name, golden_name = NAMES.get(name, (name, "golden_" + name))
+    kernel = getattr(mod, kernel_name)
+    golden_fn = getattr(mod, golden_name)
     torch.manual_seed(0)
     specs = mod.build_specs()
     args = [make_value(s, torch) for s in specs]
