@@ -8,12 +8,10 @@ Run on the simulator:
     pypto-golden samples/custom_comparator.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 ROWS, COLS = 512, 256
 ROW_TILE, COL_TILE = 64, 128
@@ -63,15 +61,9 @@ def golden_add_twice(values):
     values["y"][:] = values["x"] + 2 * values["b"]
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_add_twice):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=add_twice,
@@ -80,10 +72,7 @@ def main(golden_fn=golden_add_twice):
         config={"platform": args.platform, "device_id": args.device},
         compare_fn={"y": rel_l2_at_most(1e-6)},
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

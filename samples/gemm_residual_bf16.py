@@ -8,12 +8,10 @@ Run on the simulator:
     pypto-golden samples/gemm_residual_bf16.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 M, K, N = 64, 1024, 1024
 K_TILE, N_TILE = 256, 128
@@ -53,15 +51,9 @@ def build_specs():
 def golden_gemm_residual_bf16(values):
     values["resid"][:] = values["attn"].float() @ values["wo"].float() + values["hidden"].float()
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_gemm_residual_bf16):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=gemm_residual_bf16,
@@ -71,10 +63,7 @@ def main(golden_fn=golden_gemm_residual_bf16):
         rtol=1e-3,
         atol=1e-3,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

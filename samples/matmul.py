@@ -4,12 +4,10 @@ Run on the simulator:
     pypto-golden samples/matmul.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 M, N, K = 512, 512, 512
 TILE_M, TILE_N = 128, 128
@@ -41,15 +39,9 @@ def golden_matmul(values):
     values["c"][:] = values["a"] @ values["b"]
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_matmul):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=matmul,
@@ -59,10 +51,7 @@ def main(golden_fn=golden_matmul):
         rtol=1e-3,
         atol=1e-3,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,10 @@ Run on the simulator:
     pypto-golden samples/multi_proj.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 TOKENS, HIDDEN = 128, 256
 Q_DIM, KV_DIM = 256, 64
@@ -64,15 +62,9 @@ def golden_multi_proj(values):
     values["v"][:] = x @ values["wv"].float()
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_multi_proj):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=multi_proj,
@@ -82,10 +74,7 @@ def main(golden_fn=golden_multi_proj):
         rtol=1e-4,
         atol=1e-4,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

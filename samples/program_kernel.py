@@ -5,12 +5,10 @@ Run on the simulator:
     pypto-golden samples/program_kernel.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import ScalarSpec, TensorSpec, run
+from golden import ScalarSpec, TensorSpec, exit_on_failure, parse_kernel_args, run
 
 ROWS, COLS = 512, 256
 ROW_TILE = 64
@@ -56,15 +54,9 @@ def golden_scaled_residual(values):
     values["y"][:] = values["x"] * values["s"] + values["res"]
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_scaled_residual):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=ScaledResidual,
@@ -74,10 +66,7 @@ def main(golden_fn=golden_scaled_residual):
         rtol=1e-5,
         atol=1e-5,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,10 @@ Run on the simulator:
     pypto-golden samples/ratio_gate.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import ScalarSpec, TensorSpec, run
+from golden import ScalarSpec, TensorSpec, exit_on_failure, parse_kernel_args, run
 from golden.validation import ratio_allclose
 
 ROWS, COLS = 512, 256
@@ -54,15 +52,9 @@ def golden_bias_active_rows(values):
     values["y"][:ACTIVE] = values["x"][:ACTIVE] + (values["a"] + values["b"][:ACTIVE])
 
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_bias_active_rows):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=bias_active_rows,
@@ -73,10 +65,7 @@ def main(golden_fn=golden_bias_active_rows):
         atol=1e-7,
         compare_fn={"y": ratio_allclose(max_error_ratio=0.005, valid_rows=ACTIVE)},
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,10 @@ Run on the simulator:
     pypto-golden samples/rms_norm.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 ROWS, HIDDEN = 1024, 1024
 ROW_TILE, HIDDEN_TILE = 64, 256
@@ -51,15 +49,9 @@ def golden_rms_norm(values):
     x = values["x"]
     values["y"][:] = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + EPS) * values["gamma"]
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_rms_norm):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=rms_norm,
@@ -69,10 +61,7 @@ def main(golden_fn=golden_rms_norm):
         rtol=1e-4,
         atol=1e-4,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

@@ -5,12 +5,10 @@ Run on the simulator:
     pypto-golden samples/rope.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 SEQ, HEADS, HEAD_DIM = 128, 32, 128
 HALF = HEAD_DIM // 2
@@ -57,15 +55,9 @@ def golden_rope(values):
     rotated = torch.cat([-x[..., HALF:], x[..., :HALF]], dim=-1)
     values["y"][:] = (x * cos + rotated * sin).view(SEQ * HEADS, HEAD_DIM)
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_rope):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=rope,
@@ -75,10 +67,7 @@ def main(golden_fn=golden_rope):
         rtol=1e-5,
         atol=1e-5,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

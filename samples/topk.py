@@ -6,12 +6,10 @@ Run on the simulator:
     pypto-golden samples/topk.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 from golden.validation import topk_pair_compare
 
 ROWS, COLS, TOP = 256, 512, 16
@@ -51,15 +49,9 @@ def golden_topk(values):
     values["topk_vals"][:] = vals
     values["topk_idx"][:] = idx.to(torch.int32)
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_topk):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=topk,
@@ -70,10 +62,7 @@ def main(golden_fn=golden_topk):
         atol=1e-5,
         compare_fn={"topk_idx": topk_pair_compare("topk_vals")},
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

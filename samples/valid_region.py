@@ -7,12 +7,10 @@ Run on the simulator:
     pypto-golden samples/valid_region.py -p a2a3sim -d 0
 """
 
-import argparse
-
 import torch
 
 import pypto.language as pl
-from golden import TensorSpec, run
+from golden import TensorSpec, exit_on_failure, parse_kernel_args, run
 
 ROWS, TILE_COLS, VALID_COLS = 1024, 256, 200
 ROW_TILE = 64
@@ -54,15 +52,9 @@ def golden_valid_region(values):
     values["row_sum"][:] = v.sum(dim=-1, keepdim=True)
     values["y"][:] = torch.exp(v - m)
 
-def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-p", "--platform", default="a2a3sim", choices=["a2a3", "a2a3sim", "a5", "a5sim"])
-    parser.add_argument("-d", "--device", type=int, default=0)
-    return parser.parse_args()
-
 
 def main(golden_fn=golden_valid_region):
-    args = parse_args()
+    args = parse_kernel_args(__doc__)
     torch.manual_seed(0)
     result = run(
         fn=valid_region,
@@ -72,10 +64,7 @@ def main(golden_fn=golden_valid_region):
         rtol=1e-5,
         atol=1e-5,
     )
-    if not result.passed:
-        if result.error:
-            print(result.error)
-        raise SystemExit(1)
+    exit_on_failure(result)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from golden.errors import (  # noqa: E402
 from golden.bench import BenchStats  # noqa: E402
 from golden.result import RunResult  # noqa: E402
 from golden.runner import run, run_jit  # noqa: E402
+from golden.script import exit_on_failure, parse_kernel_args  # noqa: E402
 from golden.spec import ScalarSpec, TensorSpec  # noqa: E402
 from golden.validation import (  # noqa: E402
     error_distribution,
@@ -48,7 +49,9 @@ __all__ = [
     "SpecError",
     "TensorSpec",
     "error_distribution",
+    "exit_on_failure",
     "mapped_pool_ratio_allclose",
+    "parse_kernel_args",
     "ratio_allclose",
     "ratio_reldiff",
     "run",
