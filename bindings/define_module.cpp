@@ -3,6 +3,7 @@
 #include "artifact/compiled_meta.h"
 #include "run/host_overrides.h"
 #include "run/pipeline.h"
+#include "run/platforms.h"
 #include "run/run_errors.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
@@ -72,9 +73,7 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
 
 // Dispatches a build directly (CompiledProgram.__call__): tensors in place, numbers as scalars.
 void simulate(const std::string& work_dir, py::list args, const std::string& platform, int device_id) {
-  if (platform != "a2a3sim" && platform != "a5sim")
-    throw DeviceUnavailableError("platform '" + platform +
-                                 "' needs an Ascend NPU runtime, which this machine does not have; use a2a3sim");
+  require_simulator(platform);
   auto program = sim::load_program_cached(work_dir);
   std::vector<sim::HostArg> host(args.size());
   for (size_t k = 0; k < args.size(); ++k) {

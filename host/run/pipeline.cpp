@@ -3,6 +3,7 @@
 #include "run/benchmark_stage.h"
 #include "run/golden_stage.h"
 #include "run/kernel_compile.h"
+#include "run/platforms.h"
 #include "run/run_errors.h"
 #include "run/snapshot_stage.h"
 #include "run/tensor_factory.h"
@@ -21,21 +22,11 @@ namespace py = pybind11;
 namespace pypto_golden {
 namespace {
 
-bool is_simulator(const std::string& platform) { return platform == "a2a3sim" || platform == "a5sim"; }
-
-void require_known_platform(const std::string& platform) {
-  if (platform != "a2a3sim" && platform != "a5sim" && platform != "a2a3" && platform != "a5")
-    throw py::value_error("Invalid platform '" + platform + "'. Expected 'a2a3sim', 'a2a3', 'a5sim', or 'a5'.");
-}
-
 // Dispatches the build on the platform's runtime and reads the outputs back into `host`.
 void run_on_device(const std::string& platform, int device_id, const std::filesystem::path& work_dir,
                    const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
                    const std::string& kernel, const StageLog& log) {
-  if (!is_simulator(platform))
-    throw DeviceUnavailableError("platform '" + platform +
-                                 "' needs an Ascend NPU runtime (CANN and a device), which this machine does "
-                                 "not have; run on the simulator with -p " + platform + "sim");
+  require_simulator(platform);
   auto program = sim::load_program_cached(work_dir);
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {

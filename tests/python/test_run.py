@@ -220,3 +220,14 @@ def test_a_kernel_writing_an_in_parameter_is_reported(capsys):
         writes_its_input(x, y)
     assert torch.all(x == 0)  # the host copy of an In parameter is never written
     assert torch.all(y[0:8] == 1) and torch.all(y[8:] == 0)
+
+
+def test_calling_a_compiled_program_on_hardware_platforms_names_the_simulator():
+    from pypto.runtime import RunConfig
+
+    x, y = torch.zeros(N, N), torch.zeros(N, N)
+    prog = writes_its_input.compile(x, y)
+    with pytest.raises(golden.DeviceUnavailableError) as err:
+        prog(x, y, config=RunConfig(platform="a5"))
+    assert str(err.value) == ("platform 'a5' needs an Ascend NPU runtime (CANN and a device), which this machine "
+                              "does not have; run on the simulator with -p a5sim")

@@ -1,0 +1,15 @@
+// The four PyPTO platforms: which exist, and which this machine can dispatch on.
+#pragma once
+
+#include <string>
+
+namespace pypto_golden {
+
+// ValueError (Python's) naming the four platforms when `platform` is none of them.
+void require_known_platform(const std::string& platform);
+
+// DeviceUnavailableError for a2a3 / a5 (they need an Ascend NPU runtime), naming the
+// simulator platform to use instead; a2a3sim and a5sim pass.
+void require_simulator(const std::string& platform);
+
+}  // namespace pypto_golden
