@@ -5,9 +5,10 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstddef>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
+#include <vector>
 
 namespace pypto_golden::sim {
 
@@ -19,18 +20,22 @@ class DeviceMemory {
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
   // A contiguous, uninitialised tensor in device memory. The block returns to the pool when
-  // the last tensor using it is gone (the pool outlives them through a shared_ptr).
+  // the last tensor using it is gone (each live block holds the pool through a shared_ptr).
   static at::Tensor allocate(const std::shared_ptr<DeviceMemory>& self, at::IntArrayRef shape,
                              c10::ScalarType dtype);
 
   size_t cached_bytes() const;
 
  private:
-  void* take(size_t bytes);
-  void give_back(void* block, size_t bytes);
+  struct BlockHeader;
+  static void release(void* header);
+  BlockHeader* take(size_t bytes);
+  void give_back(BlockHeader* block);
 
   mutable std::mutex mu_;
-  std::multimap<size_t, void*> free_;
+  // Idle blocks by payload size. Kernels allocate the same few sizes over and over (one per
+  // op per iteration), so an exact-size bucket is a vector pop, with no allocation.
+  std::unordered_map<size_t, std::vector<BlockHeader*>> free_;
   size_t cached_bytes_ = 0;
 };
 

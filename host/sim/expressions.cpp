@@ -93,6 +93,28 @@ Value scalar_binop(BinOp op, const std::string& symbol, const Value& a, const Va
   throw KernelError("unsupported scalar operator '" + symbol + "'");
 }
 
+// The one element of a 0-d view as a scalar value, read in place (Tensor::item goes through
+// the dispatcher, a noticeable cost for scalar reads inside loops).
+Value element_value(const at::Tensor& e) {
+  const c10::ScalarType st = e.scalar_type();
+  const void* p = e.data_ptr();
+  switch (st) {
+    case at::kFloat: return Value::from_float(*static_cast<const float*>(p), st);
+    case at::kDouble: return Value::from_float(*static_cast<const double*>(p), st);
+    case at::kHalf: return Value::from_float(static_cast<float>(*static_cast<const c10::Half*>(p)), st);
+    case at::kBFloat16: return Value::from_float(static_cast<float>(*static_cast<const c10::BFloat16*>(p)), st);
+    case at::kBool: return Value::from_bool(*static_cast<const bool*>(p));
+    case at::kByte: return Value::from_int(*static_cast<const uint8_t*>(p), st);
+    case at::kChar: return Value::from_int(*static_cast<const int8_t*>(p), st);
+    case at::kShort: return Value::from_int(*static_cast<const int16_t*>(p), st);
+    case at::kInt: return Value::from_int(*static_cast<const int32_t*>(p), st);
+    case at::kLong: return Value::from_int(*static_cast<const int64_t*>(p), st);
+    default:
+      if (at::isFloatingType(st)) return Value::from_float(e.item<double>(), st);
+      return Value::from_int(e.item<int64_t>(), st);
+  }
+}
+
 }  // namespace
 
 Value BinOpExpr::eval(Frame& frame) const {
@@ -130,14 +152,9 @@ Value UnaryExpr::eval(Frame& frame) const {
 
 Value SubscriptExpr::eval(Frame& frame) const {
   Value base = base_->eval(frame);
-  const at::Tensor& t = base.as_tensor(("the base of " + text_).c_str());
+  if (!base.is_tensor()) base.as_tensor(("the base of " + text_).c_str());  // throws, naming it
   Window w = resolve_window(base, items_, frame, text_);
-  if (w.all_indexed) {
-    c10::ScalarType st = t.scalar_type();
-    if (at::isFloatingType(st)) return Value::from_float(w.view.item<double>(), st);
-    if (st == at::kBool) return Value::from_bool(w.view.item<bool>());
-    return Value::from_int(w.view.item<int64_t>(), st);
-  }
+  if (w.all_indexed) return element_value(w.view);
   return w.value();
 }
 

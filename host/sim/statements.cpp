@@ -99,7 +99,7 @@ void UnpackStmt::exec(Frame& frame) const {
 
 void WriteStmt::exec(Frame& frame) const {
   const Value& target = frame.slots[static_cast<size_t>(target_)];
-  target.as_tensor(("the target of " + text_).c_str());
+  if (!target.is_tensor()) target.as_tensor(("the target of " + text_).c_str());  // throws, naming it
   Window w = resolve_window(target, items_, frame, text_);
   if (w.all_indexed)
     throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");

@@ -1,5 +1,7 @@
 #include "sim/value.h"
 
+#include "sim/strided_view.h"
+
 #include "sim/kernel_error.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
@@ -55,9 +57,7 @@ std::vector<int64_t> Value::valid_shape() const {
 
 at::Tensor Value::valid_view() const {
   if (valid.empty()) return tensor;
-  at::Tensor v = tensor;
-  for (size_t k = 0; k < valid.size(); ++k) v = v.narrow(static_cast<int64_t>(k), 0, valid[k]);
-  return v;
+  return corner_view(tensor, valid);
 }
 
 Value Value::from_string(std::string s) {

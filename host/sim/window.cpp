@@ -1,10 +1,13 @@
 #include "sim/window.h"
 
 #include "sim/kernel_error.h"
+#include "sim/strided_view.h"
+#include "sim/tensor_copy.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <c10/util/SmallVector.h>
 
 #include <algorithm>
 
@@ -17,21 +20,23 @@ Window resolve_window(const at::Tensor& tensor, const std::vector<IndexItem>& it
 
 Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Frame& frame,
                       const std::string& text) {
-  at::AutoDispatchBelowADInplaceOrView no_autograd;  // windows never need view tracking
   const at::Tensor& tensor = base.tensor;
   const int64_t rank = tensor.dim();
   if (static_cast<int64_t>(items.size()) > rank)
     throw KernelError(text + " has " + std::to_string(items.size()) + " indices but the tensor has rank " +
                       std::to_string(rank) + " " + python_shape_repr(tensor.sizes()));
   Window w;
-  w.view = tensor;
   w.all_indexed = static_cast<int64_t>(items.size()) == rank;
   const bool partial = !base.fully_valid();
   std::vector<int64_t> valid;
-  int64_t axis = 0;  // axis of w.view being cut next
+  // The window's geometry, built axis by axis and turned into one view at the end.
+  c10::SmallVector<int64_t, 6> sizes, strides;
+  int64_t offset = tensor.storage_offset();
+  bool whole = true;  // every item is a full slice: the window is the tensor itself
   for (size_t k = 0; k < items.size(); ++k) {
     const IndexItem& item = items[k];
     const int64_t extent = tensor.size(static_cast<int64_t>(k));
+    const int64_t stride = tensor.stride(static_cast<int64_t>(k));
     if (item.is_slice) {
       w.all_indexed = false;
       int64_t lo = item.lo ? item.lo->eval(frame).as_int("a slice start") : 0;
@@ -40,18 +45,26 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
         throw KernelError(text + " is outside its tensor: axis " + std::to_string(k) + " asks for [" +
                           std::to_string(lo) + ":" + std::to_string(hi) + "] but the extent is " +
                           std::to_string(extent) + " (shape " + python_shape_repr(tensor.sizes()) + ")");
-      w.view = w.view.narrow(axis, lo, hi - lo);
+      whole = whole && lo == 0 && hi == extent;
+      offset += lo * stride;
+      sizes.push_back(hi - lo);
+      strides.push_back(stride);
       if (partial) valid.push_back(std::clamp<int64_t>(base.valid[k] - lo, 0, hi - lo));
-      ++axis;
     } else {
       int64_t i = item.index->eval(frame).as_int("an index");
       if (i < 0 || i >= extent)
         throw KernelError(text + " is outside its tensor: axis " + std::to_string(k) + " index " +
                           std::to_string(i) + " but the extent is " + std::to_string(extent) +
                           " (shape " + python_shape_repr(tensor.sizes()) + ")");
-      w.view = w.view.select(axis, i);
+      whole = false;
+      offset += i * stride;
     }
   }
+  for (int64_t k = static_cast<int64_t>(items.size()); k < rank; ++k) {
+    sizes.push_back(tensor.size(k));
+    strides.push_back(tensor.stride(k));
+  }
+  w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset);
   if (partial && !w.all_indexed) {
     for (size_t k = items.size(); k < static_cast<size_t>(rank); ++k) valid.push_back(base.valid[k]);
     bool full = true;
@@ -67,26 +80,23 @@ void assign_value(const Value& v, const at::Tensor& dst) {
     throw KernelError("the value written is " + pypto_name(src.scalar_type()) + " but the tensor is " +
                       pypto_name(dst.scalar_type()) + "; convert it with pl.cast first");
   at::AutoDispatchBelowADInplaceOrView no_autograd;
-  at::Tensor& out = const_cast<at::Tensor&>(dst);
   if (v.fully_valid()) {
     if (!src.sizes().equals(dst.sizes()))
       throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) +
                         " but the window has shape " + python_shape_repr(dst.sizes()));
-    if (!src.is_same(dst)) out.copy_(src);
+    copy_values(dst, src);
     return;
   }
   at::Tensor region = v.valid_view();
   if (region.sizes().equals(dst.sizes())) {  // the window is the valid region
-    out.copy_(region);
+    copy_values(dst, region);
     return;
   }
   if (!src.sizes().equals(dst.sizes()))
     throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) + " (valid region " +
                       python_shape_repr(v.valid) + ") but the window has shape " +
                       python_shape_repr(dst.sizes()));
-  at::Tensor target = dst;
-  for (size_t k = 0; k < v.valid.size(); ++k) target = target.narrow(static_cast<int64_t>(k), 0, v.valid[k]);
-  target.copy_(region);
+  copy_values(corner_view(dst, v.valid), region);
 }
 
 }  // namespace pypto_golden::sim

@@ -1,6 +1,7 @@
 #include "sim/ops/op_util.h"
 
 #include "sim/device.h"
+#include "sim/tensor_copy.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
@@ -113,25 +114,8 @@ at::Tensor new_tensor(const OpArgs& a, at::IntArrayRef shape, c10::ScalarType dt
 
 at::Tensor copy_tensor(const OpArgs& a, const at::Tensor& t) {
   at::Tensor out = new_tensor(a, t.sizes(), t.scalar_type());
-  out.copy_(t);
+  copy_values(out, t);
   return out;
-}
-
-bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
-  if (!a.defined() || !b.defined() || !a.has_storage() || !b.has_storage()) return false;
-  if (!a.storage().is_alias_of(b.storage())) return false;
-  if (a.numel() == 0 || b.numel() == 0) return false;
-  // Same buffer: disjoint byte ranges cannot overlap (windows of one tensor side by side).
-  const char* a0 = static_cast<const char*>(a.data_ptr());
-  const char* b0 = static_cast<const char*>(b.data_ptr());
-  auto extent = [](const at::Tensor& t) {
-    int64_t last = 0;
-    for (int64_t k = 0; k < t.dim(); ++k) last += (t.size(k) - 1) * t.stride(k);
-    return (last + 1) * static_cast<int64_t>(t.element_size());
-  };
-  const char* a1 = a0 + extent(a);
-  const char* b1 = b0 + extent(b);
-  return a0 < b1 && b0 < a1;
 }
 
 at::Tensor Dest::out(at::IntArrayRef shape, c10::ScalarType dtype, std::initializer_list<at::Tensor> inputs,

@@ -4,6 +4,7 @@
 
 #include "sim/kernel_error.h"
 #include "sim/ops/op_table.h"
+#include "sim/strided_view.h"
 #include "sim/window.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
@@ -51,8 +52,7 @@ at::Tensor new_tensor(const OpArgs& a, at::IntArrayRef shape, c10::ScalarType dt
 // A device copy of `t` (contiguous).
 at::Tensor copy_tensor(const OpArgs& a, const at::Tensor& t);
 
-// Whether two tensors may share memory (same buffer and overlapping byte ranges).
-bool shares_memory(const at::Tensor& a, const at::Tensor& b);
+using pypto_golden::sim::shares_memory;  // sim/strided_view.h
 
 // Where an op puts its result. Evaluated as a value, the result goes into new device
 // memory; as the right side of `y[...] = op(...)` it goes straight into the window when it

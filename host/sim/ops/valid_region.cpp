@@ -1,6 +1,8 @@
 // Valid regions (pl-subset §1.3, §2.3): set_validshape changes the metadata only; fillpad
 // returns a fully valid copy whose padding holds zero / the dtype's max / min.
 #include "sim/ops/op_util.h"
+#include "sim/strided_view.h"
+#include "sim/tensor_copy.h"
 
 namespace pypto_golden::sim {
 namespace {
@@ -29,13 +31,11 @@ Value fillpad(const OpArgs& a, Dest& d) {
   if (const Value* p = ops::param(a, 1, "pad_value")) pad = ops::pad_scalar("fillpad", *p, x.scalar_type());
   at::Tensor out = d.out(x.sizes(), x.scalar_type(), {x}, true);
   if (x_v.fully_valid()) {
-    if (!out.is_same(x)) out.copy_(x);
+    copy_values(out, x);
     return Value::from_tensor(out);
   }
   at::Tensor region = x_v.valid_view();
-  at::Tensor to = out;
-  for (size_t k = 0; k < x_v.valid.size(); ++k) to = to.narrow(static_cast<int64_t>(k), 0, x_v.valid[k]);
-  if (!to.is_same(region)) to.copy_(region);
+  copy_values(corner_view(out, x_v.valid), region);
   ops::fill_outside(out, x_v.valid, pad);
   return Value::from_tensor(out);
 }

@@ -2,6 +2,8 @@
 // carry the valid region), concat, load (a copy into a new tile), store / assemble (write a
 // value's valid region into a tensor in place, optionally as an atomic add) and move.
 #include "sim/ops/op_util.h"
+#include "sim/strided_view.h"
+#include "sim/tensor_copy.h"
 
 #include <ATen/TensorUtils.h>
 
@@ -35,12 +37,7 @@ std::vector<int64_t> fixed_rank_list(const char* op, const Value& v, const char*
 void copy_window(at::Tensor out, const at::Tensor& src, const std::vector<int64_t>& offset,
                  const std::vector<int64_t>& valid, const c10::Scalar& pad) {
   ops::fill_outside(out, valid, pad);
-  at::Tensor from = src, to = out;
-  for (size_t k = 0; k < valid.size(); ++k) {
-    from = from.narrow(static_cast<int64_t>(k), offset[k], valid[k]);
-    to = to.narrow(static_cast<int64_t>(k), 0, valid[k]);
-  }
-  to.copy_(from);
+  copy_values(corner_view(out, valid), window_view(src, offset, valid));
 }
 
 // Valid extents of the window [offset, offset + shape) of `base`, cut at the source end.
@@ -108,8 +105,7 @@ Value slice(const OpArgs& a, Dest&) {
     view = ops::new_tensor(a, shape, x.scalar_type());
     copy_window(view, x, offset, valid, pad ? ops::pad_scalar("slice", *pad, x.scalar_type()) : c10::Scalar(int64_t(0)));
   } else {
-    view = x;
-    for (size_t k = 0; k < shape.size(); ++k) view = view.narrow(static_cast<int64_t>(k), offset[k], shape[k]);
+    view = window_view(x, offset, shape);
   }
   if (const Value* dd = ops::kwarg(a, "drop_dims")) {
     std::vector<int64_t> drops = ops::int_list("slice", *dd, "drop_dims");
@@ -289,7 +285,7 @@ void write_region(const char* op, const Value& src_v, const at::Tensor& target, 
     for (size_t k = 0; k < region.size(); ++k) region[k] = std::min(region[k], (*limit)[k]);
   }
   const int64_t lead = rank - src.dim();
-  at::Tensor dst = target;
+  std::vector<int64_t> extents(static_cast<size_t>(rank));
   for (int64_t k = 0; k < rank; ++k) {
     const int64_t extent = k < lead ? 1 : region[static_cast<size_t>(k - lead)];
     const size_t uk = static_cast<size_t>(k);
@@ -299,16 +295,16 @@ void write_region(const char* op, const Value& src_v, const at::Tensor& target, 
                         "] but the extent is " + std::to_string(target.size(k)) + " (target shape " +
                         python_shape_repr(target.sizes()) + ", source shape " + python_shape_repr(src.sizes()) +
                         (src_v.fully_valid() ? "" : ", valid " + python_shape_repr(src_v.valid)) + ")");
-    dst = dst.narrow(k, offset[uk], extent);
+    extents[uk] = extent;
   }
-  at::Tensor from = src;
-  for (size_t k = 0; k < region.size(); ++k) from = from.narrow(static_cast<int64_t>(k), 0, region[k]);
+  at::Tensor dst = window_view(target, offset, extents);
+  at::Tensor from = corner_view(src, region);
   if (lead) dst = dst.reshape(from.sizes());  // drop the leading unit axes (a view)
   if (atomic) {
     std::lock_guard<std::mutex> lock(atomic_lock(target.storage().data()));
     dst.add_(from);
   } else {
-    dst.copy_(from);
+    copy_values(dst, from);
   }
 }
 

@@ -1,0 +1,52 @@
+#include "sim/strided_view.h"
+
+#include <c10/core/TensorImpl.h>
+#include <c10/util/SmallVector.h>
+
+namespace pypto_golden::sim {
+
+at::Tensor strided_view(const at::Tensor& base, at::IntArrayRef sizes, at::IntArrayRef strides,
+                        int64_t storage_offset) {
+  auto impl = c10::make_intrusive<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(base.storage()),
+                                                   base.key_set(), base.dtype());
+  impl->set_sizes_and_strides(sizes, strides, storage_offset);
+  return at::Tensor(std::move(impl));
+}
+
+at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extent) {
+  c10::SmallVector<int64_t, 6> sizes(base.sizes().begin(), base.sizes().end());
+  int64_t storage_offset = base.storage_offset();
+  bool whole = true;
+  for (size_t k = 0; k < offset.size(); ++k) {
+    const int64_t axis = static_cast<int64_t>(k);
+    whole = whole && offset[k] == 0 && extent[k] == sizes[k];
+    storage_offset += offset[k] * base.stride(axis);
+    sizes[k] = extent[k];
+  }
+  if (whole) return base;
+  return strided_view(base, sizes, base.strides(), storage_offset);
+}
+
+at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent) {
+  c10::SmallVector<int64_t, 6> zeros(extent.size(), 0);
+  return window_view(base, zeros, extent);
+}
+
+bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
+  if (!a.defined() || !b.defined() || !a.has_storage() || !b.has_storage()) return false;
+  if (!a.storage().is_alias_of(b.storage())) return false;
+  if (a.numel() == 0 || b.numel() == 0) return false;
+  // Same buffer: disjoint byte ranges cannot overlap (windows of one tensor side by side).
+  const char* a0 = static_cast<const char*>(a.data_ptr());
+  const char* b0 = static_cast<const char*>(b.data_ptr());
+  auto extent = [](const at::Tensor& t) {
+    int64_t last = 0;
+    for (int64_t k = 0; k < t.dim(); ++k) last += (t.size(k) - 1) * t.stride(k);
+    return (last + 1) * static_cast<int64_t>(t.element_size());
+  };
+  const char* a1 = a0 + extent(a);
+  const char* b1 = b0 + extent(b);
+  return a0 < b1 && b0 < a1;
+}
+
+}  // namespace pypto_golden::sim

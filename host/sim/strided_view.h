@@ -1,0 +1,26 @@
+// Views of device tensors made directly on the tensor's storage. The simulator cuts windows
+// per op per loop iteration; going through ATen's narrow / select / as_strided operators
+// costs a dispatcher round trip for each axis, which dominated small-tile kernels.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace pypto_golden::sim {
+
+// A view of `base`'s storage with the given geometry (no autograd tracking: simulator
+// tensors never require grad). The caller guarantees the view stays inside the storage.
+at::Tensor strided_view(const at::Tensor& base, at::IntArrayRef sizes, at::IntArrayRef strides,
+                        int64_t storage_offset);
+
+// base[offset[0] : offset[0] + extent[0], ...] over the leading offset.size() axes; `base`
+// itself when the window is the whole tensor. The caller has checked the bounds.
+at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extent);
+
+// The [0, extent) corner of `base` over the leading extent.size() axes.
+at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent);
+
+// Whether two tensors may share memory: the same buffer and overlapping byte ranges
+// (windows side by side in one tensor do not).
+bool shares_memory(const at::Tensor& a, const at::Tensor& b);
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,71 @@
+#include "sim/tensor_copy.h"
+
+#include "sim/strided_view.h"
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+
+namespace pypto_golden::sim {
+namespace {
+
+constexpr int kMaxRank = 8;
+// Rows shorter than this go to ATen, which vectorises across rows.
+constexpr int64_t kMinRowBytes = 32;
+
+bool rows_copyable(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.scalar_type() != src.scalar_type() || !dst.sizes().equals(src.sizes())) return false;
+  const int64_t rank = dst.dim();
+  if (rank == 0 || rank > kMaxRank) return false;
+  if (dst.stride(rank - 1) != 1 && dst.size(rank - 1) != 1) return false;
+  if (src.stride(rank - 1) != 1 && src.size(rank - 1) != 1) return false;
+  return dst.size(rank - 1) * static_cast<int64_t>(dst.element_size()) >= kMinRowBytes ||
+         (dst.is_contiguous() && src.is_contiguous());
+}
+
+}  // namespace
+
+void copy_values(const at::Tensor& dst, const at::Tensor& src) {
+  if (dst.is_same(src)) return;
+  if (shares_memory(dst, src)) {
+    // The very same elements: nothing to copy.
+    if (dst.data_ptr() == src.data_ptr() && dst.sizes().equals(src.sizes()) && dst.strides().equals(src.strides()))
+      return;
+    // Overlapping windows of one tensor (x[1:4] = x[0:3]): a tile is read whole before it
+    // is written, so copy through a temporary (ATen refuses partial overlaps).
+    copy_values(dst, src.clone());
+    return;
+  }
+  if (!rows_copyable(dst, src)) {
+    const_cast<at::Tensor&>(dst).copy_(src);
+    return;
+  }
+  const int64_t rank = dst.dim();
+  const int64_t elem = static_cast<int64_t>(dst.element_size());
+  char* d = static_cast<char*>(dst.data_ptr());
+  const char* s = static_cast<const char*>(src.data_ptr());
+  if (dst.is_contiguous() && src.is_contiguous()) {
+    std::memcpy(d, s, static_cast<size_t>(dst.numel() * elem));
+    return;
+  }
+  const int64_t row_bytes = dst.size(rank - 1) * elem;
+  int64_t rows = 1;
+  for (int64_t k = 0; k + 1 < rank; ++k) rows *= dst.size(k);
+  if (rows == 0 || row_bytes == 0) return;
+  // Odometer over the outer axes.
+  int64_t idx[kMaxRank] = {0};
+  int64_t d_off = 0, s_off = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::memcpy(d + d_off * elem, s + s_off * elem, static_cast<size_t>(row_bytes));
+    for (int64_t k = rank - 2; k >= 0; --k) {
+      d_off += dst.stride(k);
+      s_off += src.stride(k);
+      if (++idx[k] < dst.size(k)) break;
+      d_off -= dst.stride(k) * dst.size(k);
+      s_off -= src.stride(k) * src.size(k);
+      idx[k] = 0;
+    }
+  }
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,134 @@
+// Device memory pool, direct views and tile copies: the simulator's own tensor plumbing
+// (it bypasses ATen's allocator, view operators and copy_ on the hot path).
+#include "sim/device_memory.h"
+#include "sim/strided_view.h"
+#include "sim/tensor_copy.h"
+
+#include <ATen/ATen.h>
+#include <doctest/doctest.h>
+
+#include <memory>
+
+using pypto_golden::sim::copy_values;
+using pypto_golden::sim::corner_view;
+using pypto_golden::sim::DeviceMemory;
+using pypto_golden::sim::strided_view;
+using pypto_golden::sim::window_view;
+
+namespace {
+uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+bool same(const at::Tensor& a, const at::Tensor& b) {
+  return a.scalar_type() == b.scalar_type() && a.sizes().equals(b.sizes()) && at::equal(a, b);
+}
+}  // namespace
+
+TEST_CASE("device memory reuses a freed block of the same size and keeps 64-byte alignment") {
+  auto pool = std::make_shared<DeviceMemory>();
+  void* first = nullptr;
+  {
+    at::Tensor t = DeviceMemory::allocate(pool, {3, 5}, at::kFloat);
+    CHECK(t.sizes().equals({3, 5}));
+    CHECK(t.is_contiguous());
+    CHECK((t.scalar_type() == at::kFloat));
+    CHECK(address(t.data_ptr()) % 64 == 0);
+    t.fill_(2.0f);
+    CHECK(t.sum().item<float>() == 30.0f);
+    first = t.data_ptr();
+    CHECK(pool->cached_bytes() == 0);
+  }
+  CHECK(pool->cached_bytes() == 60);  // 15 floats back in the pool
+  at::Tensor again = DeviceMemory::allocate(pool, {15}, at::kInt);  // same byte size
+  CHECK(address(again.data_ptr()) == address(first));
+  CHECK(pool->cached_bytes() == 0);
+  at::Tensor other = DeviceMemory::allocate(pool, {16}, at::kInt);
+  CHECK(address(other.data_ptr()) != address(first));
+}
+
+TEST_CASE("a device tensor keeps its pool alive after the device lets go of it") {
+  auto pool = std::make_shared<DeviceMemory>();
+  std::weak_ptr<DeviceMemory> watch = pool;
+  at::Tensor t = DeviceMemory::allocate(pool, {4}, at::kLong);
+  at::Tensor view = t.narrow(0, 1, 2);
+  pool.reset();
+  CHECK_FALSE(watch.expired());
+  t.fill_(7);
+  t.reset();
+  CHECK_FALSE(watch.expired());  // the view still holds the storage
+  CHECK(view.sum().item<int64_t>() == 14);
+  view.reset();
+  CHECK(watch.expired());  // last block returned: the pool went with it
+}
+
+TEST_CASE("strided_view / window_view / corner_view match ATen's narrow and share storage") {
+  at::Tensor x = at::arange(60, at::kFloat).reshape({3, 4, 5});
+  at::Tensor w = window_view(x, {1, 2}, {2, 2});
+  CHECK(same(w, x.narrow(0, 1, 2).narrow(1, 2, 2)));
+  CHECK(address(w.data_ptr()) == address(x[1][2].data_ptr()));
+  w.fill_(-1.0f);
+  CHECK(x[2][3][4].item<float>() == -1.0f);
+  CHECK(window_view(x, {0, 0, 0}, {3, 4, 5}).is_same(x));  // the whole tensor: no new view
+  CHECK(same(corner_view(x, {2}), x.narrow(0, 0, 2)));
+  at::Tensor col = strided_view(x, {3}, {20}, 4);  // x[:, 0, 4]
+  CHECK(same(col, x.select(1, 0).select(1, 4)));
+  at::Tensor scalar = strided_view(x, {}, {}, 7);
+  CHECK(scalar.dim() == 0);
+  CHECK(scalar.item<float>() == 7.0f);
+}
+
+TEST_CASE("copy_values copies tiles between windows exactly, whatever the layout") {
+  at::Tensor src = at::randn({6, 40});
+  SUBCASE("contiguous to contiguous") {
+    at::Tensor dst = at::zeros({6, 40});
+    copy_values(dst, src);
+    CHECK(same(dst, src));
+  }
+  SUBCASE("window rows into a window of a wider tensor, leaving the rest alone") {
+    at::Tensor big = at::full({8, 50}, 3.0f);
+    at::Tensor dst = big.narrow(0, 1, 4).narrow(1, 5, 40);
+    copy_values(dst, src.narrow(0, 2, 4));
+    CHECK(same(dst, src.narrow(0, 2, 4)));
+    CHECK(big[0].eq(3.0f).all().item<bool>());
+    CHECK(big.narrow(1, 0, 5).eq(3.0f).all().item<bool>());
+    CHECK(big.narrow(1, 45, 5).eq(3.0f).all().item<bool>());
+  }
+  SUBCASE("3-D strided source with short rows, a transposed source and a column") {
+    at::Tensor s3 = at::randn({3, 4, 6}).narrow(2, 1, 2);  // 8-byte rows
+    at::Tensor d3 = at::empty({3, 4, 2});
+    copy_values(d3, s3);
+    CHECK(same(d3, s3));
+    at::Tensor t = at::randn({5, 7}).t();
+    at::Tensor dt = at::empty({7, 5});
+    copy_values(dt, t);
+    CHECK(same(dt, t));
+    at::Tensor dcol = at::zeros({6, 1});
+    copy_values(dcol, src.narrow(1, 3, 1));
+    CHECK(same(dcol, src.narrow(1, 3, 1)));
+  }
+  SUBCASE("overlapping windows of one tensor copy as if through a temporary") {
+    at::Tensor x = at::arange(40, at::kFloat).reshape({4, 10});
+    at::Tensor expect = x.clone();
+    expect.narrow(0, 1, 3).copy_(x.clone().narrow(0, 0, 3));
+    copy_values(x.narrow(0, 1, 3), x.narrow(0, 0, 3));
+    CHECK(same(x, expect));
+  }
+  SUBCASE("a copy onto itself changes nothing") {
+    at::Tensor before = src.clone();
+    copy_values(src, src);
+    copy_values(src.narrow(0, 0, 3), src.narrow(0, 0, 3));
+    CHECK(same(src, before));
+  }
+  SUBCASE("integer and bool tiles, empty tiles") {
+    at::Tensor i = at::randint(-100, 100, {4, 33}, at::kInt);
+    at::Tensor di = at::zeros({4, 33}, at::kInt);
+    copy_values(di, i);
+    CHECK(same(di, i));
+    at::Tensor b = at::randint(0, 2, {9, 64}, at::kBool).narrow(1, 0, 40);
+    at::Tensor db = at::zeros({9, 40}, at::kBool);
+    copy_values(db, b);
+    CHECK(same(db, b));
+    at::Tensor e = at::empty({0, 40});
+    copy_values(e, src.narrow(0, 0, 0));
+    CHECK(e.numel() == 0);
+  }
+}
