@@ -1,0 +1,86 @@
+// The device's worker pool: every iteration once, errors of the lowest failing iteration,
+// nested loops inline, and BLAS kept to the calling worker while iterations run side by side.
+#include "sim/blas_threads.h"
+#include "sim/thread_pool.h"
+
+#include <ATen/ATen.h>
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <vector>
+
+using pypto_golden::sim::blas_thread_count;
+using pypto_golden::sim::SerialBlasScope;
+using pypto_golden::sim::ThreadPool;
+
+TEST_CASE("parallel_for runs every iteration exactly once, in the given order when inline") {
+  ThreadPool pool(2);
+  std::vector<std::atomic<int>> hits(100);
+  pool.parallel_for(100, [&](int64_t i) { hits[static_cast<size_t>(i)]++; });
+  for (auto& h : hits) CHECK(h.load() == 1);
+  ThreadPool single(1);
+  std::vector<int64_t> seen;
+  single.parallel_for(3, [&](int64_t i) { seen.push_back(i); }, {2, 0, 1});
+  CHECK(seen == std::vector<int64_t>{2, 0, 1});
+}
+
+TEST_CASE("parallel_for rethrows the error of the lowest failing iteration") {
+  ThreadPool pool(2);
+  for (int round = 0; round < 20; ++round) {
+    try {
+      pool.parallel_for(64, [](int64_t i) {
+        if (i == 5 || i == 40) throw std::runtime_error("iteration " + std::to_string(i));
+      });
+      FAIL("no error");
+    } catch (const std::runtime_error& e) {
+      // Iteration 40 may have failed first, but 5 is the one a sequential run reports.
+      CHECK(std::string(e.what()) == "iteration 5");
+    }
+  }
+}
+
+TEST_CASE("a parallel loop inside a worker runs inline on that worker") {
+  ThreadPool pool(2);
+  std::atomic<int> total{0};
+  pool.parallel_for(4, [&](int64_t) {
+    const auto outer = std::this_thread::get_id();
+    pool.parallel_for(8, [&](int64_t) {
+      CHECK(std::this_thread::get_id() == outer);
+      total++;
+    });
+  });
+  CHECK(total.load() == 32);
+}
+
+TEST_CASE("OpenBLAS runs single-threaded inside the workers and gets its thread count back") {
+  const int before = blas_thread_count();
+  if (before < 0) {
+    // Another BLAS: nothing to switch, and the scope must not fail.
+    SerialBlasScope scope;
+    CHECK(blas_thread_count() == -1);
+    return;
+  }
+  ThreadPool pool(2);
+  std::atomic<int> inside_max{0};
+  at::Tensor a = at::randn({64, 64});
+  pool.parallel_for(8, [&](int64_t) {
+    int n = blas_thread_count();
+    int prev = inside_max.load();
+    while (n > prev && !inside_max.compare_exchange_weak(prev, n)) {
+    }
+    at::Tensor c = at::mm(a, a);  // a real GEMM while the scope is open
+    CHECK(c.size(0) == 64);
+  });
+  CHECK(inside_max.load() == 1);
+  CHECK(blas_thread_count() == before);
+  {
+    SerialBlasScope outer;
+    {
+      SerialBlasScope nested;  // overlapping scopes (two devices): the last one restores
+      CHECK(blas_thread_count() == 1);
+    }
+    CHECK(blas_thread_count() == 1);
+  }
+  CHECK(blas_thread_count() == before);
+}
