@@ -1,5 +1,7 @@
 #include "sim/device.h"
 
+#include "sim/ops/sort_kernels.h"
+
 #include <ATen/ATen.h>
 
 #include <cstdlib>
@@ -37,6 +39,9 @@ DeviceOptions device_options_from_env() {
     o.threads = static_cast<int>(n);
   }
   o.shuffle = env_flag("PYPTO_SIM_SHUFFLE");
+  // Read by the sort ops; checked here so a bad value fails when the device starts, like
+  // the other simulator variables, not at the first sort of some kernel.
+  sort_kernels::isa_from_env_value(std::getenv("PYPTO_SIM_SORT_ISA"));
   o.seed = 0x9E3779B97F4A7C15ull;
   return o;
 }

@@ -1,7 +1,12 @@
 // sort32, mrgsort (format 1 and 2) and gather (mask patterns, bit reinterpretation, index form).
 #include "test_ops_util.h"
 
+#include "sim/ops/sort_kernels.h"
+
 #include <cstring>
+#include <limits>
+#include <random>
+#include <stdexcept>
 
 using namespace ops_test;
 
@@ -148,4 +153,224 @@ TEST_CASE("gather index form picks x[b, idx[b, k]]") {
   CHECK(same(r.tensor, f32({3, 0, 5, 5, 10, 11}).reshape({3, 2})));
   CHECK_THROWS_WITH_AS(call("gather", {T(x), I(-1), T(i32({4, 0, 0, 0, 0, 0}).reshape({3, 2}))}),
                        "pl.gather: index values must be in [0, 4), got values from 0 to 4", KernelError);
+}
+
+// ---------------------------------------------------------------------------------------
+// The sort kernels' two paths (sim/ops/sort_kernels.h): the scalar reference and the
+// AVX-512 kernels must agree bit for bit on every input, and both must sort like torch's
+// stable descending sort wherever the runs they merge are sorted.
+
+namespace {
+
+namespace sk = pypto_golden::sim::sort_kernels;
+
+// Value mixes: each stresses another part of the keys.
+enum class Mix { Normal, Ties, Special, Bits };
+constexpr Mix kMixes[] = {Mix::Normal, Mix::Ties, Mix::Special, Mix::Bits};
+
+float from_bits(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint32_t bits_of(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+float make_value(std::mt19937_64& rng, Mix mix) {
+  switch (mix) {
+    case Mix::Normal: return std::normal_distribution<float>()(rng);
+    case Mix::Ties: return static_cast<float>(static_cast<int>(rng() % 5) - 2);  // ties across blocks and runs
+    case Mix::Special:
+      switch (rng() % 8) {
+        case 0: return from_bits(0x7F800001u | (static_cast<uint32_t>(rng()) & 0x803FFFFFu));  // NaN, payload, sign
+        case 1: return from_bits(0x7FC00000u | (static_cast<uint32_t>(rng()) & 0x801FFFFFu));  // quiet NaN
+        case 2: return rng() % 2 ? 0.0f : -0.0f;
+        case 3: return rng() % 2 ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
+        case 4: return from_bits(static_cast<uint32_t>(rng()) & 0x807FFFFFu);  // subnormals
+        default: return static_cast<float>(static_cast<int>(rng() % 3) - 1);
+      }
+    case Mix::Bits: return from_bits(static_cast<uint32_t>(rng()));
+  }
+  return 0.0f;
+}
+
+std::vector<sk::Isa> available_isas() {
+  std::vector<sk::Isa> isas = {sk::Isa::Scalar};
+  if (sk::isa_supported(sk::Isa::Avx512)) isas.push_back(sk::Isa::Avx512);
+  return isas;
+}
+
+bool same_pairs(const std::vector<sk::Pair>& a, const std::vector<sk::Pair>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(sk::Pair)) == 0);
+}
+
+// mrgsort format 1 on one row: groups of four runs of `run` pairs, the last group and its
+// last run possibly short.
+std::vector<sk::Pair> merge_groups(sk::Isa isa, const std::vector<sk::Pair>& row, int64_t run) {
+  const int64_t n = static_cast<int64_t>(row.size());
+  std::vector<sk::Pair> out(row.size());
+  for (int64_t g = 0; g < n; g += 4 * run) {
+    std::vector<int64_t> starts;
+    for (int64_t k = g; k < std::min(n, g + 4 * run); k += run) starts.push_back(k);
+    starts.push_back(std::min(n, g + 4 * run));
+    sk::merge_runs(isa, row.data(), starts.data(), starts.size() - 1, out.data() + g);
+  }
+  return out;
+}
+
+// A run sorted by the reference (a merge of one-pair runs).
+std::vector<sk::Pair> sorted_run(std::vector<sk::Pair> pairs) {
+  std::vector<int64_t> starts(pairs.size() + 1);
+  for (size_t k = 0; k < starts.size(); ++k) starts[k] = static_cast<int64_t>(k);
+  std::vector<sk::Pair> out(pairs.size());
+  if (!pairs.empty()) sk::merge_runs(sk::Isa::Scalar, pairs.data(), starts.data(), pairs.size(), out.data());
+  return out;
+}
+
+std::vector<sk::Pair> random_pairs(std::mt19937_64& rng, int64_t n, Mix mix) {
+  std::vector<sk::Pair> p(static_cast<size_t>(n));
+  for (auto& e : p) e = {make_value(rng, mix), static_cast<uint32_t>(rng())};
+  return p;
+}
+
+// A run for a merge: usually sorted; sometimes a sorted run with two pairs swapped, or not
+// sorted at all (the merges then give whatever the reference's two-ended merge gives).
+std::vector<sk::Pair> merge_input_run(std::mt19937_64& rng, int64_t n, Mix mix) {
+  std::vector<sk::Pair> p = random_pairs(rng, n, mix);
+  const uint64_t kind = rng() % 10;
+  if (kind == 0) return p;
+  p = sorted_run(std::move(p));
+  if (kind == 1 && n > 1) std::swap(p[rng() % n], p[rng() % n]);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("sort kernels: PYPTO_SIM_SORT_ISA is auto (or unset) or scalar") {
+  const sk::Isa best = sk::isa_supported(sk::Isa::Avx512) ? sk::Isa::Avx512 : sk::Isa::Scalar;
+  CHECK(sk::isa_from_env_value(nullptr) == best);
+  CHECK(sk::isa_from_env_value("auto") == best);
+  CHECK(sk::isa_from_env_value("scalar") == sk::Isa::Scalar);
+  CHECK(sk::isa_supported(sk::Isa::Scalar));
+  CHECK_THROWS_WITH_AS(sk::isa_from_env_value("avx512"),
+                       "PYPTO_SIM_SORT_ISA must be 'auto' or 'scalar' (unset means auto), got 'avx512'",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(sk::isa_from_env_value(""),
+                       "PYPTO_SIM_SORT_ISA must be 'auto' or 'scalar' (unset means auto), got ''",
+                       std::invalid_argument);
+  CHECK(sk::isa_supported(sk::active_isa()));
+}
+
+TEST_CASE("sort kernels: sort32 then format-1 merges sort like torch's stable descending sort, on every path") {
+  std::mt19937_64 rng(2024);
+  for (sk::Isa isa : available_isas()) {
+    for (int64_t width : {32, 64, 96, 160, 512, 736, 1024, 2048}) {
+      for (Mix mix : kMixes) {
+        INFO("isa ", sk::isa_name(isa), ", width ", width, ", mix ", static_cast<int>(mix));
+        std::vector<float> src(static_cast<size_t>(width));
+        for (auto& v : src) v = make_value(rng, mix);
+        // The index lane is the low 32 bits of idx: high bits must not leak in.
+        std::vector<int64_t> idx(src.size());
+        for (int64_t k = 0; k < width; ++k)
+          idx[static_cast<size_t>(k)] = k + static_cast<int64_t>(rng() % 7) * (int64_t(1) << 32);
+        std::vector<sk::Pair> row(src.size());
+        sk::sort32(isa, src.data(), nullptr, idx.data(), width, row.data());
+        for (int64_t run = 32; run < width; run *= 4) row = merge_groups(isa, row, run);
+        at::Tensor ref = std::get<1>(at::from_blob(src.data(), {width}, at::kFloat).sort(true, 0, true));
+        const int64_t* want = ref.data_ptr<int64_t>();
+        int64_t bad = 0;
+        for (int64_t k = 0; k < width; ++k) {
+          const sk::Pair& p = row[static_cast<size_t>(k)];
+          bad += p.bits != static_cast<uint32_t>(want[k]) || bits_of(p.v) != bits_of(src[static_cast<size_t>(want[k])]);
+        }
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("sort kernels: the AVX-512 path matches the scalar path bit for bit") {
+  if (!sk::isa_supported(sk::Isa::Avx512)) {
+    MESSAGE("this CPU has no AVX-512: only the scalar path runs here");
+    return;
+  }
+  std::mt19937_64 rng(7);
+  SUBCASE("sort32, int32 and int64 index lanes with arbitrary bits") {
+    for (int it = 0; it < 400; ++it) {
+      const Mix mix = kMixes[it % 4];
+      const int64_t n = 32 * static_cast<int64_t>(1 + rng() % 64);  // 32 .. 2048
+      std::vector<float> src(static_cast<size_t>(n));
+      for (auto& v : src) v = make_value(rng, mix);
+      std::vector<int64_t> i64(src.size());
+      std::vector<int32_t> i32(src.size());
+      for (size_t k = 0; k < src.size(); ++k) {
+        i64[k] = static_cast<int64_t>(rng());
+        i32[k] = static_cast<int32_t>(rng());
+      }
+      const bool wide = it % 2 == 0;
+      std::vector<sk::Pair> a(src.size()), b(src.size());
+      sk::sort32(sk::Isa::Scalar, src.data(), wide ? nullptr : i32.data(), wide ? i64.data() : nullptr, n, a.data());
+      sk::sort32(sk::Isa::Avx512, src.data(), wide ? nullptr : i32.data(), wide ? i64.data() : nullptr, n, b.data());
+      INFO("iteration ", it, ", n ", n, ", mix ", static_cast<int>(mix));
+      CHECK(same_pairs(a, b));
+    }
+  }
+  SUBCASE("format 1: groups of four runs, partial groups and short last runs") {
+    for (int it = 0; it < 300; ++it) {
+      const Mix mix = kMixes[it % 4];
+      static const int64_t runs[] = {32, 64, 128, 256, 512};
+      const int64_t run = runs[rng() % 5];
+      const int64_t n = 1 + static_cast<int64_t>(rng() % 2048);  // pairs per row
+      std::vector<sk::Pair> row;
+      for (int64_t k = 0; k < n; k += run) {
+        std::vector<sk::Pair> r = merge_input_run(rng, std::min(run, n - k), mix);
+        row.insert(row.end(), r.begin(), r.end());
+      }
+      INFO("iteration ", it, ", pairs ", n, ", run ", run, ", mix ", static_cast<int>(mix));
+      CHECK(same_pairs(merge_groups(sk::Isa::Scalar, row, run), merge_groups(sk::Isa::Avx512, row, run)));
+    }
+  }
+  SUBCASE("format 2: 2-4 sources of different lengths") {
+    for (int it = 0; it < 1500; ++it) {
+      const Mix mix = kMixes[it % 4];
+      static const int64_t scales[] = {3, 9, 17, 33, 65, 129, 300};
+      const int64_t scale = scales[rng() % 7];
+      const size_t sources = 2 + rng() % 3;
+      std::vector<sk::Pair> row;
+      std::vector<int64_t> starts = {0};
+      for (size_t s = 0; s < sources; ++s) {
+        const int64_t len = rng() % 3 == 0 ? scale - 1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(scale));
+        std::vector<sk::Pair> r = merge_input_run(rng, len, mix);
+        row.insert(row.end(), r.begin(), r.end());
+        starts.push_back(starts.back() + len);
+      }
+      std::vector<sk::Pair> a(row.size()), b(row.size());
+      sk::merge_runs(sk::Isa::Scalar, row.data(), starts.data(), sources, a.data());
+      sk::merge_runs(sk::Isa::Avx512, row.data(), starts.data(), sources, b.data());
+      INFO("iteration ", it, ", sources ", sources, ", pairs ", row.size(), ", mix ", static_cast<int>(mix));
+      CHECK(same_pairs(a, b));
+    }
+  }
+}
+
+TEST_CASE("sort kernels: runs that are not sorted merge as the reference's two-ended merge does, on every path") {
+  // Run a = (1, 3) is not sorted descending. The front of the merge takes b's 2 (above a's
+  // 1), the back takes b's 2 again (below a's 3), the middle a's 3: 2 is duplicated, 1 lost.
+  const std::vector<sk::Pair> row = {{1.0f, 10u}, {3.0f, 11u}, {2.0f, 12u}};
+  const int64_t starts[] = {0, 2, 3};
+  for (sk::Isa isa : available_isas()) {
+    INFO("isa ", sk::isa_name(isa));
+    std::vector<sk::Pair> out(3);
+    sk::merge_runs(isa, row.data(), starts, 2, out.data());
+    CHECK(out[0].v == 2.0f);
+    CHECK(out[0].bits == 12u);
+    CHECK(out[1].v == 3.0f);
+    CHECK(out[1].bits == 11u);
+    CHECK(out[2].v == 2.0f);
+    CHECK(out[2].bits == 12u);
+  }
 }

@@ -165,6 +165,13 @@ def test_bad_simulator_thread_count(host, tmp_path):
     assert last_line(proc.stderr) == "ValueError: PYPTO_SIM_THREADS must be an integer from 1 to 1024, got 'many'"
 
 
+def test_bad_sort_isa(host, tmp_path):
+    proc = host(SAMPLES / "hello_world.py", env=clean_env(tmp_path, PYPTO_SIM_SORT_ISA="avx2"))
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == (
+        "ValueError: PYPTO_SIM_SORT_ISA must be 'auto' or 'scalar' (unset means auto), got 'avx2'")
+
+
 # A kernel object whose compile() builds normally, then damages compiled_meta.json, so the
 # host's reader meets each kind of broken sidecar on the real path.
 DAMAGED_META = """

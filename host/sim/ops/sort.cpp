@@ -3,72 +3,18 @@
 // lane holds the raw 32-bit pattern of the UINT32 index. Sorting is descending and stable
 // (ties keep the lower position / the earlier run first); NaN sorts before every number.
 #include "sim/ops/op_util.h"
+#include "sim/ops/sort_kernels.h"
 
 #include <ATen/MemoryOverlap.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 
 namespace pypto_golden::sim {
 namespace {
 
 using ops::Dest;
 
-struct Pair {
-  float v;
-  uint32_t bits;
-};
-
-// Sort keys: ascending uint64 order = descending value order with NaN first and -0 == +0,
-// ties broken by the low 32 bits (a position), which makes every order stable.
-inline uint64_t sort_key(float v, uint32_t position) {
-  uint32_t u;
-  std::memcpy(&u, &v, 4);
-  // Branch-free (signs and NaNs are data): -0 as +0, then the usual order-preserving flip
-  // (negative: all bits, positive: the sign bit), inverted for descending, NaN -> 0.
-  u &= 0u - static_cast<uint32_t>(u != 0x80000000u);
-  const uint32_t neg = 0u - (u >> 31);
-  const uint32_t desc = ~(u ^ (neg | 0x80000000u));
-  // NaN -> 1 (first); no key is 0 or ~0, which the merges use as sentinels.
-  const uint32_t nan = 0u - static_cast<uint32_t>(v != v);
-  return (static_cast<uint64_t>((desc & ~nan) | (nan & 1u)) << 32) | position;
-}
-
-inline float bits_to_float(uint32_t b) {
-  float f;
-  std::memcpy(&f, &b, 4);
-  return f;
-}
-
-inline void compare_exchange(uint64_t& a, uint64_t& b) {
-  const uint64_t lo = a < b ? a : b;
-  const uint64_t hi = a < b ? b : a;
-  a = lo;
-  b = hi;
-}
-
-// Branch-free bitonic sorting network for 32 keys (ascending), unrolled at compile time.
-template <int SIZE, int STRIDE>
-inline void bitonic_stage(uint64_t* k) {
-#pragma GCC unroll 32
-  for (int i = 0; i < 32; ++i) {
-    const int j = i ^ STRIDE;
-    if (j > i) {
-      if ((i & SIZE) == 0) compare_exchange(k[i], k[j]);
-      else compare_exchange(k[j], k[i]);
-    }
-  }
-  if constexpr (STRIDE > 1) bitonic_stage<SIZE, STRIDE / 2>(k);
-}
-
-template <int SIZE>
-inline void bitonic_sizes(uint64_t* k) {
-  bitonic_stage<SIZE, SIZE / 2>(k);
-  if constexpr (SIZE < 32) bitonic_sizes<SIZE * 2>(k);
-}
-
-void sort32_keys(uint64_t* k) { bitonic_sizes<2>(k); }
+using sort_kernels::Pair;
 
 // pl.sort32(src, idx): each 32-element block of the last axis sorted into [.., 2N] pairs.
 Value sort32(const OpArgs& a, Dest& d) {
@@ -94,24 +40,10 @@ Value sort32(const OpArgs& a, Dest& d) {
   at::Tensor s = src.contiguous();
   at::Tensor ic = idx.contiguous();
   at::Tensor o = out.is_contiguous() ? out : at::empty(shape, at::TensorOptions().dtype(at::kFloat));
-  const float* sp = s.data_ptr<float>();
   const bool wide = ic.scalar_type() == at::kLong;
-  const int64_t* ip64 = wide ? ic.data_ptr<int64_t>() : nullptr;
-  const int32_t* ip32 = wide ? nullptr : ic.data_ptr<int32_t>();
-  Pair* op = reinterpret_cast<Pair*>(o.data_ptr<float>());
-  const int64_t n = s.numel();
-  uint64_t keys[32];
-  for (int64_t base = 0; base < n; base += 32) {
-    const float* v = sp + base;
-    for (int k = 0; k < 32; ++k) keys[k] = sort_key(v[k], static_cast<uint32_t>(k));
-    sort32_keys(keys);
-    Pair* dst = op + base;
-    for (int k = 0; k < 32; ++k) {
-      const int64_t at = base + static_cast<int64_t>(keys[k] & 31u);
-      dst[k].v = sp[at];
-      dst[k].bits = static_cast<uint32_t>(wide ? ip64[at] : ip32[at]);
-    }
-  }
+  sort_kernels::sort32(sort_kernels::active_isa(), s.data_ptr<float>(), wide ? nullptr : ic.data_ptr<int32_t>(),
+                       wide ? ic.data_ptr<int64_t>() : nullptr, s.numel(),
+                       reinterpret_cast<Pair*>(o.data_ptr<float>()));
   if (!o.is_same(out)) out.copy_(o);
   std::vector<int64_t> valid;
   if (!src_v.fully_valid()) {
@@ -121,79 +53,20 @@ Value sort32(const OpArgs& a, Dest& d) {
   return Value::from_tensor(out, std::move(valid));
 }
 
-constexpr uint64_t kLowSentinel = 0;   // below every key
-constexpr uint64_t kHighSentinel = ~uint64_t(0);  // above every key
+// Run boundaries of one merge: at most four runs (no allocation per group).
+struct Runs {
+  int64_t starts[5];
+  size_t count = 0;
+  void begin(int64_t at) {
+    starts[0] = at;
+    count = 0;
+  }
+  void end_run(int64_t at) { starts[++count] = at; }
+};
 
-// Merges the ascending key runs a[0..na) and b[0..nb) into out[0..na+nb). Each run has a
-// kLowSentinel at [-1] and a kHighSentinel at [n]. The smallest half is merged from the
-// front and the largest from the back in the same loop: two independent dependency chains,
-// no branches on the data.
-void merge2(const uint64_t* a, int64_t na, const uint64_t* b, int64_t nb, uint64_t* out) {
-  const int64_t n = na + nb, front = n / 2;
-  const uint64_t *af = a, *bf = b, *ab = a + na - 1, *bb = b + nb - 1;
-  uint64_t *of = out, *ob = out + n - 1;
-  for (int64_t k = 0; k < front; ++k) {
-    const uint64_t x = *af, y = *bf;
-    const bool take_b = y < x;
-    *of++ = take_b ? y : x;
-    bf += take_b;
-    af += !take_b;
-    const uint64_t p = *ab, q = *bb;
-    const bool take_q = q > p;
-    *ob-- = take_q ? q : p;
-    bb -= take_q;
-    ab -= !take_q;
-  }
-  if (n - front > front) {  // odd total: one more from the back
-    const uint64_t p = *ab, q = *bb;
-    *ob = q > p ? q : p;
-  }
-}
-
-// Merges the sorted runs [starts[k], starts[k + 1]) of `pairs` (stable: ties keep the
-// earlier position) into `out`.
-void merge_runs(const Pair* pairs, const std::vector<int64_t>& starts, Pair* out) {
-  static thread_local std::vector<uint64_t> buf;
-  static thread_local std::vector<std::pair<int64_t, int64_t>> segs, next;  // (offset, length)
-  const int64_t first = starts.front(), total = starts.back() - first;
-  const size_t runs = starts.size() - 1;
-  const int64_t span = total + 2 * static_cast<int64_t>(runs);  // room for the sentinels
-  buf.resize(static_cast<size_t>(2 * span));
-  uint64_t* cur = buf.data();
-  uint64_t* alt = cur + span;
-  segs.clear();
-  int64_t off = 0;
-  for (size_t r = 0; r < runs; ++r) {
-    const int64_t lo = starts[r] - first, len = starts[r + 1] - starts[r];
-    cur[off] = kLowSentinel;
-    for (int64_t k = 0; k < len; ++k) cur[off + 1 + k] = sort_key(pairs[first + lo + k].v, static_cast<uint32_t>(lo + k));
-    cur[off + 1 + len] = kHighSentinel;
-    segs.emplace_back(off + 1, len);
-    off += len + 2;
-  }
-  // Pairwise rounds: runs (0,1), (2,3), ... then the results, until one run remains.
-  while (segs.size() > 1) {
-    next.clear();
-    off = 0;
-    for (size_t r = 0; r < segs.size(); r += 2) {
-      alt[off] = kLowSentinel;
-      if (r + 1 < segs.size()) {
-        merge2(cur + segs[r].first, segs[r].second, cur + segs[r + 1].first, segs[r + 1].second, alt + off + 1);
-        const int64_t len = segs[r].second + segs[r + 1].second;
-        next.emplace_back(off + 1, len);
-        off += len + 1;
-      } else {
-        std::copy(cur + segs[r].first, cur + segs[r].first + segs[r].second, alt + off + 1);
-        next.emplace_back(off + 1, segs[r].second);
-        off += segs[r].second + 1;
-      }
-      alt[off++] = kHighSentinel;
-    }
-    std::swap(cur, alt);
-    segs.swap(next);
-  }
-  const uint64_t* keys = cur + segs[0].first;
-  for (int64_t k = 0; k < total; ++k) out[k] = pairs[first + static_cast<int64_t>(keys[k] & 0xFFFFFFFFu)];
+// Merges the sorted runs of `pairs` (stable: ties keep the earlier position) into `out`.
+void merge_runs(const Pair* pairs, const Runs& runs, Pair* out) {
+  sort_kernels::merge_runs(sort_kernels::active_isa(), pairs, runs.starts, runs.count, out);
 }
 
 const Pair* pairs_of(const at::Tensor& t) { return reinterpret_cast<const Pair*>(t.data_ptr<float>()); }
@@ -233,15 +106,17 @@ Value mrgsort(const OpArgs& a, Dest& d) {
                        : at::empty(src.sizes(), at::TensorOptions().dtype(at::kFloat));
     const int64_t run = block / 2;  // pairs per run
     const int64_t pairs = width / 2;
-    std::vector<int64_t> starts;
+    Runs runs;
+    const Pair* in = pairs_of(s);
+    Pair* res = reinterpret_cast<Pair*>(o.data_ptr<float>());
     for (int64_t r = 0; r < src.size(0); ++r) {
-      const Pair* row = pairs_of(s) + r * pairs;
-      Pair* orow = reinterpret_cast<Pair*>(o.data_ptr<float>()) + r * pairs;
+      const Pair* row = in + r * pairs;
+      Pair* orow = res + r * pairs;
       for (int64_t g = 0; g < pairs; g += 4 * run) {
-        starts.clear();
-        for (int64_t k = g; k < std::min(pairs, g + 4 * run); k += run) starts.push_back(k);
-        starts.push_back(std::min(pairs, g + 4 * run));
-        merge_runs(row, starts, orow + g);
+        const int64_t end = std::min(pairs, g + 4 * run);
+        runs.begin(g);
+        for (int64_t k = g; k < end; k += run) runs.end_run(std::min(end, k + run));
+        merge_runs(row, runs, orow + g);
       }
     }
     if (!o.is_same(out)) out.copy_(o);
@@ -267,15 +142,15 @@ Value mrgsort(const OpArgs& a, Dest& d) {
   for (const auto& t : ts) overlap = overlap || ops::shares_memory(out, t);
   at::Tensor o = out.is_contiguous() && !overlap ? out : at::empty(shape, at::TensorOptions().dtype(at::kFloat));
   std::vector<Pair> row(static_cast<size_t>(width / 2));
-  std::vector<int64_t> starts;
+  Runs runs;
   for (int64_t r = 0; r < rows; ++r) {
-    starts.assign(1, 0);
+    runs.begin(0);
     for (const auto& t : ts) {
-      const int64_t n = t.size(1) / 2;
-      std::copy(pairs_of(t) + r * n, pairs_of(t) + (r + 1) * n, row.begin() + starts.back());
-      starts.push_back(starts.back() + n);
+      const int64_t n = t.size(1) / 2, at = runs.starts[runs.count];
+      std::copy(pairs_of(t) + r * n, pairs_of(t) + (r + 1) * n, row.begin() + at);
+      runs.end_run(at + n);
     }
-    merge_runs(row.data(), starts, reinterpret_cast<Pair*>(o.data_ptr<float>()) + r * (width / 2));
+    merge_runs(row.data(), runs, reinterpret_cast<Pair*>(o.data_ptr<float>()) + r * (width / 2));
   }
   if (!o.is_same(out)) out.copy_(o);
   return Value::from_tensor(out);
