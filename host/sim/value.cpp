@@ -1,8 +1,7 @@
 #include "sim/value.h"
 
-#include "sim/strided_view.h"
-
 #include "sim/kernel_error.h"
+#include "sim/strided_view.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
