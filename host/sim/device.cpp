@@ -94,6 +94,22 @@ void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {
     const_cast<at::Tensor&>(host).copy_(device_tensor);
 }
 
+bool Device::same_bytes(const at::Tensor& device_tensor, const at::Tensor& host) {
+  // Bytes, not values: at::equal would call a NaN input "written".
+  const at::Tensor d = device_tensor.contiguous(), h = host.contiguous();
+  const auto* a = static_cast<const char*>(d.data_ptr());
+  const auto* b = static_cast<const char*>(h.data_ptr());
+  const size_t bytes = h.nbytes();
+  std::atomic<bool> differ{false};
+  const int64_t chunks = static_cast<int64_t>((bytes + kChunkBytes - 1) / kChunkBytes);
+  pool_.parallel_for(chunks, [&](int64_t k) {
+    if (differ.load(std::memory_order_relaxed)) return;
+    const size_t off = static_cast<size_t>(k) * kChunkBytes;
+    if (std::memcmp(a + off, b + off, std::min(kChunkBytes, bytes - off)) != 0) differ = true;
+  });
+  return !differ.load();
+}
+
 std::vector<int64_t> Device::iteration_order(int64_t n) {
   if (!options_.shuffle) return {};
   std::vector<int64_t> order(static_cast<size_t>(n));

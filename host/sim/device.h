@@ -41,6 +41,9 @@ class Device {
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
   // Copies device memory back into the host tensor.
   void download(const at::Tensor& device_tensor, const at::Tensor& host);
+  // Whether device memory still holds exactly the host tensor's bytes (NaN payloads
+  // included): how a write to an In parameter is noticed.
+  bool same_bytes(const at::Tensor& device_tensor, const at::Tensor& host);
 
   // Iteration order for a parallel loop of n iterations (empty = natural order).
   std::vector<int64_t> iteration_order(int64_t n);

@@ -7,7 +7,6 @@
 
 #include <ATen/ATen.h>
 
-#include <cstring>
 
 namespace pypto_golden::sim {
 namespace {
@@ -28,13 +27,6 @@ Value scalar_value(const ParamInfo& p, const c10::Scalar& v) {
   if (dtype == at::kBool) return Value::from_bool(v.toBool());
   if (at::isFloatingType(dtype)) return Value::from_float(v.toDouble(), dtype);
   return Value::from_int(v.toLong(), dtype);
-}
-
-// Bitwise equality (NaN payloads included), cheap for the contiguous common case.
-bool same_bytes(const at::Tensor& device_tensor, const at::Tensor& host) {
-  if (host.is_contiguous() && device_tensor.is_contiguous())
-    return std::memcmp(device_tensor.data_ptr(), host.data_ptr(), host.nbytes()) == 0;
-  return at::equal(device_tensor, host);
 }
 
 }  // namespace
@@ -76,7 +68,7 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
     if (!fn.params[k].is_tensor) continue;
     if (fn.params[k].direction != "In") {
       device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
-    } else if (options.check_inputs && !same_bytes(device_tensors[k], args[k].tensor)) {
+    } else if (options.check_inputs && !device.same_bytes(device_tensors[k], args[k].tensor)) {
       report.written_inputs.push_back(fn.params[k].name);
     }
   }

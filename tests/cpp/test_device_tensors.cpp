@@ -1,5 +1,6 @@
 // Device memory pool, direct views and tile copies: the simulator's own tensor plumbing
 // (it bypasses ATen's allocator, view operators and copy_ on the hot path).
+#include "sim/device.h"
 #include "sim/device_memory.h"
 #include "sim/strided_view.h"
 #include "sim/tensor_copy.h"
@@ -7,11 +8,14 @@
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <memory>
 
 using pypto_golden::sim::copy_values;
 using pypto_golden::sim::corner_view;
+using pypto_golden::sim::Device;
 using pypto_golden::sim::DeviceMemory;
+using pypto_golden::sim::DeviceOptions;
 using pypto_golden::sim::strided_view;
 using pypto_golden::sim::window_view;
 
@@ -131,4 +135,19 @@ TEST_CASE("copy_values copies tiles between windows exactly, whatever the layout
     copy_values(e, src.narrow(0, 0, 0));
     CHECK(e.numel() == 0);
   }
+}
+
+TEST_CASE("same_bytes compares device memory with the host bytes, NaN payloads included") {
+  DeviceOptions options;
+  options.threads = 2;
+  Device device(0, options);
+  at::Tensor host = at::randn({1024, 600});  // several copy chunks
+  host.narrow(0, 0, 7).fill_(std::numeric_limits<float>::quiet_NaN());
+  at::Tensor dev = device.upload(host);
+  CHECK(device.same_bytes(dev, host));
+  dev[1000][599] = 1e9f;  // one element in the last chunk
+  CHECK_FALSE(device.same_bytes(dev, host));
+  at::Tensor view = host.t();  // a non-contiguous host view holding NaN
+  at::Tensor dev_view = device.upload(view);
+  CHECK(device.same_bytes(dev_view, view));
 }
