@@ -239,6 +239,20 @@ def test_an_in_parameter_holding_nan_is_not_reported_as_written(recwarn):
     assert [str(w.message) for w in recwarn if "wrote its In parameter" in str(w.message)] == []
 
 
+@pl.jit
+def shifts_rows_down(x: pl.InOut[pl.Tensor[[N, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="shift"):
+        x[1:N, :] = x[0 : N - 1, :]
+    return x
+
+
+def test_a_write_overlapping_its_value_reads_the_value_first():
+    x = torch.arange(N * N, dtype=torch.float32).reshape(N, N)
+    expect = torch.cat([x[:1], x[:-1]])
+    shifts_rows_down(x)
+    assert torch.equal(x, expect)
+
+
 def test_calling_a_compiled_program_on_hardware_platforms_names_the_simulator():
     from pypto.runtime import RunConfig
 
