@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 
 using namespace ops_test;
 
@@ -156,8 +157,8 @@ TEST_CASE("gather index form picks x[b, idx[b, k]]") {
 }
 
 // ---------------------------------------------------------------------------------------
-// The sort kernels' two paths (sim/ops/sort_kernels.h): the scalar reference and the
-// AVX-512 kernels must agree bit for bit on every input, and both must sort like torch's
+// The sort kernels' paths (sim/ops/sort_kernels.h): the scalar reference and the AVX-512
+// and AVX2 kernels must agree bit for bit on every input, and all must sort like torch's
 // stable descending sort wherever the runs they merge are sorted.
 
 namespace {
@@ -200,6 +201,7 @@ float make_value(std::mt19937_64& rng, Mix mix) {
 
 std::vector<sk::Isa> available_isas() {
   std::vector<sk::Isa> isas = {sk::Isa::Scalar};
+  if (sk::isa_supported(sk::Isa::Avx2)) isas.push_back(sk::Isa::Avx2);
   if (sk::isa_supported(sk::Isa::Avx512)) isas.push_back(sk::Isa::Avx512);
   return isas;
 }
@@ -250,17 +252,24 @@ std::vector<sk::Pair> merge_input_run(std::mt19937_64& rng, int64_t n, Mix mix) 
 
 }  // namespace
 
-TEST_CASE("sort kernels: PYPTO_SIM_SORT_ISA is auto (or unset) or scalar") {
-  const sk::Isa best = sk::isa_supported(sk::Isa::Avx512) ? sk::Isa::Avx512 : sk::Isa::Scalar;
+TEST_CASE("sort kernels: PYPTO_SIM_SORT_ISA is auto (or unset), avx2 or scalar") {
+  const sk::Isa best = sk::isa_supported(sk::Isa::Avx512) ? sk::Isa::Avx512
+                       : sk::isa_supported(sk::Isa::Avx2) ? sk::Isa::Avx2
+                                                          : sk::Isa::Scalar;
   CHECK(sk::isa_from_env_value(nullptr) == best);
   CHECK(sk::isa_from_env_value("auto") == best);
+  CHECK(sk::isa_from_env_value("avx2") == (sk::isa_supported(sk::Isa::Avx2) ? sk::Isa::Avx2 : sk::Isa::Scalar));
   CHECK(sk::isa_from_env_value("scalar") == sk::Isa::Scalar);
   CHECK(sk::isa_supported(sk::Isa::Scalar));
+  CHECK(std::string(sk::isa_name(sk::Isa::Avx2)) == "avx2");
   CHECK_THROWS_WITH_AS(sk::isa_from_env_value("avx512"),
-                       "PYPTO_SIM_SORT_ISA must be 'auto' or 'scalar' (unset means auto), got 'avx512'",
+                       "PYPTO_SIM_SORT_ISA must be 'auto', 'avx2' or 'scalar' (unset means auto), got 'avx512'",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(sk::isa_from_env_value("AVX2"),
+                       "PYPTO_SIM_SORT_ISA must be 'auto', 'avx2' or 'scalar' (unset means auto), got 'AVX2'",
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(sk::isa_from_env_value(""),
-                       "PYPTO_SIM_SORT_ISA must be 'auto' or 'scalar' (unset means auto), got ''",
+                       "PYPTO_SIM_SORT_ISA must be 'auto', 'avx2' or 'scalar' (unset means auto), got ''",
                        std::invalid_argument);
   CHECK(sk::isa_supported(sk::active_isa()));
 }
@@ -293,68 +302,98 @@ TEST_CASE("sort kernels: sort32 then format-1 merges sort like torch's stable de
   }
 }
 
+namespace {
+
+// Differential checks of one vector path against the scalar reference, bit for bit, on
+// random inputs of every family: NaN payloads, -0 / +0, infinities, subnormals, ties, runs
+// that are not sorted, partial groups and short runs.
+
+void sort32_matches_scalar(sk::Isa isa, std::mt19937_64& rng) {
+  for (int it = 0; it < 400; ++it) {
+    const Mix mix = kMixes[it % 4];
+    const int64_t n = 32 * static_cast<int64_t>(1 + rng() % 64);  // 32 .. 2048
+    std::vector<float> src(static_cast<size_t>(n));
+    for (auto& v : src) v = make_value(rng, mix);
+    std::vector<int64_t> i64(src.size());
+    std::vector<int32_t> i32(src.size());
+    for (size_t k = 0; k < src.size(); ++k) {
+      i64[k] = static_cast<int64_t>(rng());
+      i32[k] = static_cast<int32_t>(rng());
+    }
+    const bool wide = it % 2 == 0;
+    std::vector<sk::Pair> a(src.size()), b(src.size());
+    sk::sort32(sk::Isa::Scalar, src.data(), wide ? nullptr : i32.data(), wide ? i64.data() : nullptr, n, a.data());
+    sk::sort32(isa, src.data(), wide ? nullptr : i32.data(), wide ? i64.data() : nullptr, n, b.data());
+    INFO("isa ", sk::isa_name(isa), ", iteration ", it, ", n ", n, ", mix ", static_cast<int>(mix));
+    CHECK(same_pairs(a, b));
+  }
+}
+
+void format1_matches_scalar(sk::Isa isa, std::mt19937_64& rng) {
+  for (int it = 0; it < 300; ++it) {
+    const Mix mix = kMixes[it % 4];
+    static const int64_t runs[] = {32, 64, 128, 256, 512};
+    const int64_t run = runs[rng() % 5];
+    const int64_t n = 1 + static_cast<int64_t>(rng() % 2048);  // pairs per row
+    std::vector<sk::Pair> row;
+    for (int64_t k = 0; k < n; k += run) {
+      std::vector<sk::Pair> r = merge_input_run(rng, std::min(run, n - k), mix);
+      row.insert(row.end(), r.begin(), r.end());
+    }
+    INFO("isa ", sk::isa_name(isa), ", iteration ", it, ", pairs ", n, ", run ", run, ", mix ", static_cast<int>(mix));
+    CHECK(same_pairs(merge_groups(sk::Isa::Scalar, row, run), merge_groups(isa, row, run)));
+  }
+}
+
+void format2_matches_scalar(sk::Isa isa, std::mt19937_64& rng) {
+  for (int it = 0; it < 1500; ++it) {
+    const Mix mix = kMixes[it % 4];
+    static const int64_t scales[] = {3, 9, 17, 33, 65, 129, 300};
+    const int64_t scale = scales[rng() % 7];
+    const size_t sources = 2 + rng() % 3;
+    std::vector<sk::Pair> row;
+    std::vector<int64_t> starts = {0};
+    for (size_t s = 0; s < sources; ++s) {
+      const int64_t len = rng() % 3 == 0 ? scale - 1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(scale));
+      std::vector<sk::Pair> r = merge_input_run(rng, len, mix);
+      row.insert(row.end(), r.begin(), r.end());
+      starts.push_back(starts.back() + len);
+    }
+    std::vector<sk::Pair> a(row.size()), b(row.size());
+    sk::merge_runs(sk::Isa::Scalar, row.data(), starts.data(), sources, a.data());
+    sk::merge_runs(isa, row.data(), starts.data(), sources, b.data());
+    INFO("isa ", sk::isa_name(isa), ", iteration ", it, ", sources ", sources, ", pairs ", row.size(), ", mix ",
+         static_cast<int>(mix));
+    CHECK(same_pairs(a, b));
+  }
+}
+
+}  // namespace
+
 TEST_CASE("sort kernels: the AVX-512 path matches the scalar path bit for bit") {
   if (!sk::isa_supported(sk::Isa::Avx512)) {
-    MESSAGE("this CPU has no AVX-512: only the scalar path runs here");
+    MESSAGE("this CPU has no AVX-512: the AVX-512 path does not run here");
     return;
   }
   std::mt19937_64 rng(7);
-  SUBCASE("sort32, int32 and int64 index lanes with arbitrary bits") {
-    for (int it = 0; it < 400; ++it) {
-      const Mix mix = kMixes[it % 4];
-      const int64_t n = 32 * static_cast<int64_t>(1 + rng() % 64);  // 32 .. 2048
-      std::vector<float> src(static_cast<size_t>(n));
-      for (auto& v : src) v = make_value(rng, mix);
-      std::vector<int64_t> i64(src.size());
-      std::vector<int32_t> i32(src.size());
-      for (size_t k = 0; k < src.size(); ++k) {
-        i64[k] = static_cast<int64_t>(rng());
-        i32[k] = static_cast<int32_t>(rng());
-      }
-      const bool wide = it % 2 == 0;
-      std::vector<sk::Pair> a(src.size()), b(src.size());
-      sk::sort32(sk::Isa::Scalar, src.data(), wide ? nullptr : i32.data(), wide ? i64.data() : nullptr, n, a.data());
-      sk::sort32(sk::Isa::Avx512, src.data(), wide ? nullptr : i32.data(), wide ? i64.data() : nullptr, n, b.data());
-      INFO("iteration ", it, ", n ", n, ", mix ", static_cast<int>(mix));
-      CHECK(same_pairs(a, b));
-    }
-  }
+  SUBCASE("sort32, int32 and int64 index lanes with arbitrary bits") { sort32_matches_scalar(sk::Isa::Avx512, rng); }
   SUBCASE("format 1: groups of four runs, partial groups and short last runs") {
-    for (int it = 0; it < 300; ++it) {
-      const Mix mix = kMixes[it % 4];
-      static const int64_t runs[] = {32, 64, 128, 256, 512};
-      const int64_t run = runs[rng() % 5];
-      const int64_t n = 1 + static_cast<int64_t>(rng() % 2048);  // pairs per row
-      std::vector<sk::Pair> row;
-      for (int64_t k = 0; k < n; k += run) {
-        std::vector<sk::Pair> r = merge_input_run(rng, std::min(run, n - k), mix);
-        row.insert(row.end(), r.begin(), r.end());
-      }
-      INFO("iteration ", it, ", pairs ", n, ", run ", run, ", mix ", static_cast<int>(mix));
-      CHECK(same_pairs(merge_groups(sk::Isa::Scalar, row, run), merge_groups(sk::Isa::Avx512, row, run)));
-    }
+    format1_matches_scalar(sk::Isa::Avx512, rng);
   }
-  SUBCASE("format 2: 2-4 sources of different lengths") {
-    for (int it = 0; it < 1500; ++it) {
-      const Mix mix = kMixes[it % 4];
-      static const int64_t scales[] = {3, 9, 17, 33, 65, 129, 300};
-      const int64_t scale = scales[rng() % 7];
-      const size_t sources = 2 + rng() % 3;
-      std::vector<sk::Pair> row;
-      std::vector<int64_t> starts = {0};
-      for (size_t s = 0; s < sources; ++s) {
-        const int64_t len = rng() % 3 == 0 ? scale - 1 : static_cast<int64_t>(rng() % static_cast<uint64_t>(scale));
-        std::vector<sk::Pair> r = merge_input_run(rng, len, mix);
-        row.insert(row.end(), r.begin(), r.end());
-        starts.push_back(starts.back() + len);
-      }
-      std::vector<sk::Pair> a(row.size()), b(row.size());
-      sk::merge_runs(sk::Isa::Scalar, row.data(), starts.data(), sources, a.data());
-      sk::merge_runs(sk::Isa::Avx512, row.data(), starts.data(), sources, b.data());
-      INFO("iteration ", it, ", sources ", sources, ", pairs ", row.size(), ", mix ", static_cast<int>(mix));
-      CHECK(same_pairs(a, b));
-    }
+  SUBCASE("format 2: 2-4 sources of different lengths") { format2_matches_scalar(sk::Isa::Avx512, rng); }
+}
+
+TEST_CASE("sort kernels: the AVX2 path matches the scalar path bit for bit") {
+  if (!sk::isa_supported(sk::Isa::Avx2)) {
+    MESSAGE("this CPU has no AVX2: the AVX2 path does not run here");
+    return;
   }
+  std::mt19937_64 rng(8);
+  SUBCASE("sort32, int32 and int64 index lanes with arbitrary bits") { sort32_matches_scalar(sk::Isa::Avx2, rng); }
+  SUBCASE("format 1: groups of four runs, partial groups and short last runs") {
+    format1_matches_scalar(sk::Isa::Avx2, rng);
+  }
+  SUBCASE("format 2: 2-4 sources of different lengths") { format2_matches_scalar(sk::Isa::Avx2, rng); }
 }
 
 TEST_CASE("sort kernels: runs that are not sorted merge as the reference's two-ended merge does, on every path") {

@@ -2,6 +2,8 @@
 
 import re
 
+import pytest
+
 from conftest import SAMPLES, clean_env, stage_lines
 
 PASS_STAGES = [
@@ -85,9 +87,10 @@ def test_seeded_inputs_are_the_same_under_both_commands(host, python3, tmp_path)
         assert "SAME True" in proc.stdout
 
 
-def test_topk_passes_on_the_portable_sort_path(host, tmp_path):
-    # The AVX-512 sort kernels are picked on CPUs that have them; the portable path must
-    # give a passing run too (the unit tests compare the two bit for bit).
-    proc = host(SAMPLES / "topk.py", "-p", "a2a3sim", env=clean_env(tmp_path, PYPTO_SIM_SORT_ISA="scalar"))
+@pytest.mark.parametrize("isa", ["scalar", "avx2"])
+def test_topk_passes_on_every_sort_path(host, tmp_path, isa):
+    # The fastest sort kernels the CPU has are picked (AVX-512, AVX2, portable); the others
+    # must give a passing run too (the unit tests compare them bit for bit).
+    proc = host(SAMPLES / "topk.py", "-p", "a2a3sim", env=clean_env(tmp_path, PYPTO_SIM_SORT_ISA=isa))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "[RUN]   'topk_idx' PASS  shape=(256, 16) dtype=torch.int32" in proc.stdout

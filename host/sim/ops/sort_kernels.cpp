@@ -1,7 +1,8 @@
 // Scalar sort kernels (the reference every other path must match bit for bit), the choice
-// of ISA and the dispatch to the AVX-512 kernels.
+// of ISA and the dispatch to the AVX-512 and AVX2 kernels.
 #include "sim/ops/sort_kernels.h"
 
+#include "sim/ops/sort_kernels_avx2.h"
 #include "sim/ops/sort_kernels_avx512.h"
 
 #include <algorithm>
@@ -154,11 +155,19 @@ void merge_runs_scalar(const Pair* pairs, const int64_t* starts, size_t runs, Pa
 
 }  // namespace
 
-const char* isa_name(Isa isa) { return isa == Isa::Avx512 ? "avx512" : "scalar"; }
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512: return "avx512";
+    case Isa::Avx2: return "avx2";
+    case Isa::Scalar: break;
+  }
+  return "scalar";
+}
 
 bool isa_supported(Isa isa) {
   if (isa == Isa::Scalar) return true;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (isa == Isa::Avx2) return avx2::compiled() && __builtin_cpu_supports("avx2");
   return avx512::compiled() && __builtin_cpu_supports("avx512f");
 #else
   return false;
@@ -166,11 +175,17 @@ bool isa_supported(Isa isa) {
 }
 
 Isa isa_from_env_value(const char* raw) {
-  if (!raw) return isa_supported(Isa::Avx512) ? Isa::Avx512 : Isa::Scalar;
+  if (!raw) {
+    if (isa_supported(Isa::Avx512)) return Isa::Avx512;
+    return isa_supported(Isa::Avx2) ? Isa::Avx2 : Isa::Scalar;
+  }
   const std::string v(raw);
   if (v == "auto") return isa_from_env_value(nullptr);
+  // A forced AVX2 on a CPU without it runs the reference rather than faulting.
+  if (v == "avx2") return isa_supported(Isa::Avx2) ? Isa::Avx2 : Isa::Scalar;
   if (v == "scalar") return Isa::Scalar;
-  throw std::invalid_argument("PYPTO_SIM_SORT_ISA must be 'auto' or 'scalar' (unset means auto), got '" + v + "'");
+  throw std::invalid_argument("PYPTO_SIM_SORT_ISA must be 'auto', 'avx2' or 'scalar' (unset means auto), got '" + v +
+                              "'");
 }
 
 Isa active_isa() {
@@ -188,16 +203,23 @@ bool use_avx512(Isa isa) {
   return isa == Isa::Avx512 && supported;
 }
 
+bool use_avx2(Isa isa) {
+  static const bool supported = isa_supported(Isa::Avx2);
+  return isa == Isa::Avx2 && supported;
+}
+
 }  // namespace
 
 void sort32(Isa isa, const float* src, const int32_t* idx32, const int64_t* idx64, int64_t n, Pair* out) {
   if (use_avx512(isa)) avx512::sort32(src, idx32, idx64, n, out);
+  else if (use_avx2(isa)) avx2::sort32(src, idx32, idx64, n, out);
   else sort32_scalar(src, idx32, idx64, n, out);
 }
 
 void merge_runs(Isa isa, const Pair* pairs, const int64_t* starts, size_t runs, Pair* out) {
   if (runs == 0) return;
   if (use_avx512(isa) && avx512::merge_sorted_runs(pairs, starts, runs, out)) return;
+  if (use_avx2(isa) && avx2::merge_sorted_runs(pairs, starts, runs, out)) return;
   merge_runs_scalar(pairs, starts, runs, out);
 }
 

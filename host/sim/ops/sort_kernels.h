@@ -1,6 +1,6 @@
 // The kernels behind pl.sort32 and pl.mrgsort, free of torch: a portable scalar path (the
-// reference) and an AVX-512 path picked once at run time. Both give bit-identical results
-// for every input, including NaN payloads, -0 / +0, ties and runs that are not sorted.
+// reference) and AVX-512 and AVX2 paths, one picked once at run time. All give bit-identical
+// results for every input, including NaN payloads, -0 / +0, ties and runs that are not sorted.
 #pragma once
 
 #include <cstddef>
@@ -15,14 +15,15 @@ struct Pair {
 };
 static_assert(sizeof(Pair) == 8, "pairs are two 32-bit lanes");
 
-enum class Isa { Scalar, Avx512 };
+enum class Isa { Scalar, Avx2, Avx512 };
 
 const char* isa_name(Isa isa);
 // Whether this CPU (and this build) can run `isa`.
 bool isa_supported(Isa isa);
 // PYPTO_SIM_SORT_ISA's meaning (raw = nullptr when unset): unset or "auto" -> the fastest
-// supported ISA, "scalar" -> Isa::Scalar. Anything else throws std::invalid_argument naming
-// the variable, the accepted values and the value found.
+// supported ISA (AVX-512, then AVX2, then scalar), "avx2" -> Isa::Avx2 where the CPU has
+// it (else Isa::Scalar), "scalar" -> Isa::Scalar. Anything else throws std::invalid_argument
+// naming the variable, the accepted values and the value found.
 Isa isa_from_env_value(const char* raw);
 // The ISA the ops use: PYPTO_SIM_SORT_ISA, read once per process.
 Isa active_isa();
