@@ -14,6 +14,8 @@
 
 #include <immintrin.h>
 
+#include "sim/ops/sort_kernel_drivers.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -138,7 +140,7 @@ SORT_AVX2_INLINE __m256i pick32(const __m256i* t, __m256i at) {
 }
 
 // Sorts blocks [0, 2) of src / idx (64 elements) into out.
-SORT_AVX2_INLINE void sort32x2(const float* src, const int32_t* idx32, const int64_t* idx64, Pair* out) {
+SORT_AVX2 void sort32x2(const float* src, const int32_t* idx32, const int64_t* idx64, Pair* out) {
   __m256i x[16];
   const __m256i iota = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
 #pragma GCC unroll 4
@@ -228,7 +230,7 @@ SORT_AVX2_INLINE void check_order(__m256i k, __m256i& prev, __m256i& bad) {
 
 // Keys of pairs p[0, len) at positions pos0 + k into keys[0, len); false if the run is not
 // sorted (keys must increase: equal order keys are in position order).
-SORT_AVX2_INLINE bool run_keys(const Pair* p, int64_t len, uint32_t pos0, int64_t* keys) {
+SORT_AVX2 bool run_keys(const Pair* p, int64_t len, uint32_t pos0, int64_t* keys) {
   const __m256i step = _mm256_set1_epi64x(4);
   __m256i pos = _mm256_add_epi64(_mm256_set1_epi64x(pos0), _mm256_set_epi64x(3, 2, 1, 0));
   __m256i prev = _mm256_set1_epi64x(INT64_MIN);
@@ -342,19 +344,7 @@ SORT_AVX2 void merge2(const int64_t* a, int64_t na, const int64_t* b, int64_t nb
 bool compiled() { return true; }
 
 SORT_AVX2 void sort32(const float* src, const int32_t* idx32, const int64_t* idx64, int64_t n, Pair* out) {
-  const int64_t full = n / 64 * 64;
-  for (int64_t base = 0; base < full; base += 64)
-    sort32x2(src + base, idx32 ? idx32 + base : nullptr, idx64 ? idx64 + base : nullptr, out + base);
-  if (full == n) return;
-  // An odd last block through padded copies.
-  alignas(32) float s[64] = {};
-  alignas(32) int32_t i[64] = {};
-  alignas(32) Pair o[64];
-  const int64_t rest = n - full;
-  std::memcpy(s, src + full, static_cast<size_t>(rest) * sizeof(float));
-  for (int64_t k = 0; k < rest; ++k) i[k] = static_cast<int32_t>(idx64 ? idx64[full + k] : idx32[full + k]);
-  sort32x2(s, i, nullptr, o);
-  std::memcpy(out + full, o, static_cast<size_t>(rest) * sizeof(Pair));
+  sort32_in_groups<64>(src, idx32, idx64, n, out, sort32x2);
 }
 
 SORT_AVX2 bool merge_sorted_runs(const Pair* pairs, const int64_t* starts, size_t runs, Pair* out) {
@@ -363,36 +353,7 @@ SORT_AVX2 bool merge_sorted_runs(const Pair* pairs, const int64_t* starts, size_
     if (total > 0) std::memcpy(out, pairs + first, static_cast<size_t>(total) * sizeof(Pair));
     return true;
   }
-  static thread_local std::vector<int64_t> buf;
-  static thread_local std::vector<std::pair<int64_t, int64_t>> segs, next;  // (offset, length)
-  buf.resize(static_cast<size_t>(2 * (total + kSlack)));
-  int64_t* cur = buf.data();
-  int64_t* alt = cur + total + kSlack;
-  segs.clear();
-  for (size_t r = 0; r < runs; ++r) {
-    const int64_t lo = starts[r] - first, len = starts[r + 1] - starts[r];
-    if (!run_keys(pairs + starts[r], len, static_cast<uint32_t>(lo), cur + lo)) return false;
-    segs.emplace_back(lo, len);
-  }
-  // Pairwise rounds as in the reference (any order gives the same result on sorted runs).
-  while (segs.size() > 1) {
-    next.clear();
-    for (size_t r = 0; r < segs.size(); r += 2) {
-      const int64_t off = segs[r].first;
-      if (r + 1 < segs.size()) {
-        merge2(cur + off, segs[r].second, cur + segs[r + 1].first, segs[r + 1].second, alt + off);
-        next.emplace_back(off, segs[r].second + segs[r + 1].second);
-      } else {
-        if (segs[r].second > 0)
-          std::memcpy(alt + off, cur + off, static_cast<size_t>(segs[r].second) * sizeof(int64_t));
-        next.push_back(segs[r]);
-      }
-    }
-    std::swap(cur, alt);
-    segs.swap(next);
-  }
-  gather_pairs(pairs + first, cur, total, out);
-  return true;
+  return merge_in_rounds<int64_t>(pairs, starts, runs, out, kSlack, run_keys, merge2, gather_pairs);
 }
 
 }  // namespace pypto_golden::sim::sort_kernels::avx2

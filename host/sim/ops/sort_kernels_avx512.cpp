@@ -19,6 +19,8 @@
 #endif
 #include <immintrin.h>
 
+#include "sim/ops/sort_kernel_drivers.h"
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -147,7 +149,7 @@ SORT_AVX512_INLINE void sort32x4_network(__m512i* x) {
 }
 
 // Sorts blocks [0, 4) of src / idx (128 elements) into out.
-SORT_AVX512_INLINE void sort32x4(const float* src, const int32_t* idx32, const int64_t* idx64, Pair* out) {
+SORT_AVX512 void sort32x4(const float* src, const int32_t* idx32, const int64_t* idx64, Pair* out) {
   __m512i s[8], d[8];
 #pragma GCC unroll 8
   for (int k = 0; k < 8; ++k) {
@@ -238,7 +240,7 @@ SORT_AVX512_INLINE void sort32x4(const float* src, const int32_t* idx32, const i
 
 // Keys of pairs p[0, len) at positions pos0 + k into keys[0, len); false if the run is
 // not sorted (the order keys must not decrease: equal ones are in position order).
-SORT_AVX512_INLINE bool run_keys(const Pair* p, int64_t len, uint32_t pos0, uint64_t* keys) {
+SORT_AVX512 bool run_keys(const Pair* p, int64_t len, uint32_t pos0, uint64_t* keys) {
   const __m512i values = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   const __m512i first8 = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
   const __m512i last8 = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
@@ -427,19 +429,7 @@ SORT_AVX512_INLINE bool merge_small(const Pair* pairs, const int64_t* starts, si
 bool compiled() { return true; }
 
 SORT_AVX512 void sort32(const float* src, const int32_t* idx32, const int64_t* idx64, int64_t n, Pair* out) {
-  const int64_t full = n / 128 * 128;
-  for (int64_t base = 0; base < full; base += 128)
-    sort32x4(src + base, idx32 ? idx32 + base : nullptr, idx64 ? idx64 + base : nullptr, out + base);
-  if (full == n) return;
-  // The last 1-3 blocks through padded copies.
-  alignas(64) float s[128] = {};
-  alignas(64) int32_t i[128] = {};
-  alignas(64) Pair o[128];
-  const int64_t rest = n - full;
-  std::memcpy(s, src + full, static_cast<size_t>(rest) * sizeof(float));
-  for (int64_t k = 0; k < rest; ++k) i[k] = static_cast<int32_t>(idx64 ? idx64[full + k] : idx32[full + k]);
-  sort32x4(s, i, nullptr, o);
-  std::memcpy(out + full, o, static_cast<size_t>(rest) * sizeof(Pair));
+  sort32_in_groups<128>(src, idx32, idx64, n, out, sort32x4);
 }
 
 SORT_AVX512 bool merge_sorted_runs(const Pair* pairs, const int64_t* starts, size_t runs, Pair* out) {
@@ -455,36 +445,7 @@ SORT_AVX512 bool merge_sorted_runs(const Pair* pairs, const int64_t* starts, siz
     if (longest <= 16) return merge_small<2>(pairs, starts, runs, out);
     if (longest <= 32) return merge_small<4>(pairs, starts, runs, out);
   }
-  static thread_local std::vector<uint64_t> buf;
-  static thread_local std::vector<std::pair<int64_t, int64_t>> segs, next;  // (offset, length)
-  const int64_t span = total + kSlack;
-  buf.resize(static_cast<size_t>(2 * span));
-  uint64_t* cur = buf.data();
-  uint64_t* alt = cur + span;
-  segs.clear();
-  for (size_t r = 0; r < runs; ++r) {
-    const int64_t lo = starts[r] - first, len = starts[r + 1] - starts[r];
-    if (!run_keys(pairs + starts[r], len, static_cast<uint32_t>(lo), cur + lo)) return false;
-    segs.emplace_back(lo, len);
-  }
-  // Pairwise rounds as in the reference (any order gives the same result on sorted runs).
-  while (segs.size() > 1) {
-    next.clear();
-    for (size_t r = 0; r < segs.size(); r += 2) {
-      const int64_t off = segs[r].first;
-      if (r + 1 < segs.size()) {
-        merge2(cur + off, segs[r].second, cur + segs[r + 1].first, segs[r + 1].second, alt + off);
-        next.emplace_back(off, segs[r].second + segs[r + 1].second);
-      } else {
-        std::memcpy(alt + off, cur + off, static_cast<size_t>(segs[r].second) * sizeof(uint64_t));
-        next.push_back(segs[r]);
-      }
-    }
-    std::swap(cur, alt);
-    segs.swap(next);
-  }
-  gather_pairs(pairs + first, cur, total, out);
-  return true;
+  return merge_in_rounds<uint64_t>(pairs, starts, runs, out, kSlack, run_keys, merge2, gather_pairs);
 }
 
 }  // namespace pypto_golden::sim::sort_kernels::avx512
