@@ -53,20 +53,22 @@ namespace {
 constexpr size_t kChunkBytes = size_t(1) << 20;  // below this one thread is faster
 }
 
-void Device::copy_bytes(void* dst, const void* src, size_t bytes) {
+void Device::for_each_chunk(size_t bytes, const std::function<void(size_t, size_t)>& body) {
   const int64_t chunks = static_cast<int64_t>((bytes + kChunkBytes - 1) / kChunkBytes);
   pool_.parallel_for(chunks, [&](int64_t k) {
     const size_t off = static_cast<size_t>(k) * kChunkBytes;
-    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, std::min(kChunkBytes, bytes - off));
+    body(off, std::min(kChunkBytes, bytes - off));
+  });
+}
+
+void Device::copy_bytes(void* dst, const void* src, size_t bytes) {
+  for_each_chunk(bytes, [&](size_t off, size_t len) {
+    std::memcpy(static_cast<char*>(dst) + off, static_cast<const char*>(src) + off, len);
   });
 }
 
 void Device::fill_bytes(void* dst, int pattern, size_t bytes) {
-  const int64_t chunks = static_cast<int64_t>((bytes + kChunkBytes - 1) / kChunkBytes);
-  pool_.parallel_for(chunks, [&](int64_t k) {
-    const size_t off = static_cast<size_t>(k) * kChunkBytes;
-    std::memset(static_cast<char*>(dst) + off, pattern, std::min(kChunkBytes, bytes - off));
-  });
+  for_each_chunk(bytes, [&](size_t off, size_t len) { std::memset(static_cast<char*>(dst) + off, pattern, len); });
 }
 
 at::Tensor Device::allocate(at::IntArrayRef shape, c10::ScalarType dtype) {
@@ -99,13 +101,9 @@ bool Device::same_bytes(const at::Tensor& device_tensor, const at::Tensor& host)
   const at::Tensor d = device_tensor.contiguous(), h = host.contiguous();
   const auto* a = static_cast<const char*>(d.data_ptr());
   const auto* b = static_cast<const char*>(h.data_ptr());
-  const size_t bytes = h.nbytes();
   std::atomic<bool> differ{false};
-  const int64_t chunks = static_cast<int64_t>((bytes + kChunkBytes - 1) / kChunkBytes);
-  pool_.parallel_for(chunks, [&](int64_t k) {
-    if (differ.load(std::memory_order_relaxed)) return;
-    const size_t off = static_cast<size_t>(k) * kChunkBytes;
-    if (std::memcmp(a + off, b + off, std::min(kChunkBytes, bytes - off)) != 0) differ = true;
+  for_each_chunk(h.nbytes(), [&](size_t off, size_t len) {
+    if (!differ.load(std::memory_order_relaxed) && std::memcmp(a + off, b + off, len) != 0) differ = true;
   });
   return !differ.load();
 }

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace pypto_golden::sim {
@@ -54,6 +55,8 @@ class Device {
   // which the golden sizes for its own work).
   void copy_bytes(void* dst, const void* src, size_t bytes);
   void fill_bytes(void* dst, int pattern, size_t bytes);
+  // body(offset, length) for each chunk of [0, bytes), chunks spread over the workers.
+  void for_each_chunk(size_t bytes, const std::function<void(size_t, size_t)>& body);
 
   DeviceOptions options_;
   ThreadPool pool_;

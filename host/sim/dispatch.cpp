@@ -7,7 +7,6 @@
 
 #include <ATen/ATen.h>
 
-
 namespace pypto_golden::sim {
 namespace {
 
