@@ -5,6 +5,7 @@
 #include "run/pipeline.h"
 #include "run/platforms.h"
 #include "run/run_errors.h"
+#include "run/tensor_files.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/kernel_error.h"
@@ -166,13 +167,13 @@ void define_module(py::module_& m) {
         "Sets torch's intra-op (OpenMP) thread count for this thread without rebuilding torch's pthreadpool.");
   m.def("save_tensor", [](const std::string& path, const at::Tensor& t) {
     py::gil_scoped_release release;
-    save_tensor_file(path, t);
+    save_pt_file(path, t);
   }, py::arg("path"), py::arg("tensor"), "Writes one tensor to a .pt file atomically (torch.save's format).");
   m.def("load_tensor", [](const std::string& path) {
     at::Tensor t;
     {
       py::gil_scoped_release release;
-      t = load_tensor_file(path);
+      t = load_pt_file(path);
     }
     return t;
   }, py::arg("path"), "Reads a .pt file holding one tensor.");

@@ -11,7 +11,8 @@ REPO = Path(__file__).resolve().parents[1]
 BUILD = Path(os.environ.get("PYPTO_GOLDEN_BUILD_DIR", REPO / "build"))
 HOST_BIN = Path(os.environ.get("PYPTO_GOLDEN_BIN", BUILD / "bin" / "pypto-golden"))
 EXT_DIR = Path(os.environ.get("PYPTO_GOLDEN_EXT_DIR", BUILD / "python"))
-PYTHON = "/usr/bin/python3"  # Debian's interpreter: the one with torch
+# The interpreter the build was configured with (ctest passes it); pytest runs under it too.
+PYTHON = os.environ.get("PYPTO_GOLDEN_PYTHON", sys.executable)
 SAMPLES = REPO / "samples"
 
 

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cl.options.version) {
-    std::cout << "pypto-golden " << PYPTO_GOLDEN_VERSION << " (Python " << PY_VERSION << ")\n";
+    std::cout << "pypto-golden " << PYPTO_GOLDEN_VERSION << " (Python " << PY_VERSION << ", torch "
+              << PYPTO_GOLDEN_TORCH_VERSION << ")\n";
     return 0;
   }
   if (!cl.error.empty()) return usage_error(cl.error);
@@ -78,6 +79,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   run.program_name = argv[0];
+  run.python_executable = PYPTO_GOLDEN_PYTHON_EXECUTABLE;
+  run.torch_version = PYPTO_GOLDEN_TORCH_VERSION;
+  run.torch_dir = PYPTO_GOLDEN_TORCH_DIR;
   run.script = cl.options.script;
   run.script_args = cl.options.script_args;
   return run_script_as_main(run);

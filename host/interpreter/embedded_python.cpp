@@ -35,6 +35,56 @@ bool set_up_sys_path(const ScriptRun& run) {
   return ok;
 }
 
+// Which torch the script's `import torch` would load, found without importing it: a torch
+// other than the linked one fails inside its own extension with undefined symbols.
+const char* kFindTorch = R"PY(
+import importlib.util, os, re, sys
+_spec = importlib.util.find_spec("torch")
+_dirs = list(_spec.submodule_search_locations or []) if _spec else []
+found_dir = os.path.realpath(_dirs[0]) if _dirs else ""
+found_version = ""
+if found_dir:
+    try:
+        with open(os.path.join(found_dir, "version.py"), encoding="utf-8") as f:
+            _m = re.search(r"^__version__\s*=\s*['\"]([^'\"]+)", f.read(), re.M)
+        found_version = _m.group(1) if _m else ""
+    except OSError:
+        pass
+python = sys.executable
+)PY";
+
+std::string dict_str(PyObject* dict, const char* key) {
+  PyObject* v = PyDict_GetItemString(dict, key);  // borrowed
+  const char* s = v && PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : nullptr;
+  return s ? s : "";
+}
+
+// "" when the interpreter imports the torch pypto-golden was linked against.
+std::string torch_mismatch(const ScriptRun& run) {
+  PyObject* ns = PyDict_New();
+  PyDict_SetItemString(ns, "__builtins__", PyEval_GetBuiltins());
+  PyObject* r = PyRun_String(kFindTorch, Py_file_input, ns, ns);
+  if (!r) {
+    PyErr_Clear();
+    Py_DECREF(ns);
+    return "";  // the script's own import reports whatever is wrong
+  }
+  Py_DECREF(r);
+  std::string dir = dict_str(ns, "found_dir"), version = dict_str(ns, "found_version");
+  std::string python = dict_str(ns, "python");
+  Py_DECREF(ns);
+  std::string built = "pypto-golden was built against torch " + run.torch_version + " (" + run.torch_dir +
+                      ")";
+  std::string fix = "; run it in the environment it was built with, or rebuild it against this "
+                    "interpreter: cmake -B build -DPython3_EXECUTABLE=" + python;
+  if (dir.empty()) return built + ", but its Python (" + python + ") cannot import torch" + fix;
+  if (version != run.torch_version)
+    return built + ", but its Python (" + python + ") imports torch " +
+           (version.empty() ? std::string("of unknown version") : version) + " from " + dir +
+           " (PYTHONPATH?)" + fix;
+  return "";
+}
+
 }  // namespace
 
 std::string script_problem(const std::string& path) {
@@ -58,6 +108,8 @@ int run_script_as_main(const ScriptRun& run) {
   PyConfig_InitPythonConfig(&config);
   config.parse_argv = 0;  // the script's arguments are the script's, not the interpreter's
   check_status(PyConfig_SetBytesString(&config, &config.program_name, run.program_name.c_str()));
+  if (!run.python_executable.empty())
+    check_status(PyConfig_SetBytesString(&config, &config.executable, run.python_executable.c_str()));
   std::vector<std::wstring> wide = {widen(run.script)};
   for (const auto& a : run.script_args) wide.push_back(widen(a));
   std::vector<wchar_t*> argv;
@@ -70,6 +122,12 @@ int run_script_as_main(const ScriptRun& run) {
     PyErr_Print();
     Py_FinalizeEx();
     return 1;
+  }
+  std::string mismatch = torch_mismatch(run);
+  if (!mismatch.empty()) {
+    std::fprintf(stderr, "pypto-golden: %s\n", mismatch.c_str());
+    Py_FinalizeEx();
+    return 2;
   }
 
   PyObject* main_module = PyImport_AddModule("__main__");  // borrowed

@@ -12,6 +12,12 @@ struct ScriptRun {
   std::string script;
   std::vector<std::string> script_args;
   std::string pylib_dir;     // put ahead of everything else on sys.path
+  // The interpreter pypto-golden was built against: CPython starts as that executable
+  // would (a venv's pyvenv.cfg is found from it), so its site-packages are the script's.
+  std::string python_executable;
+  // The torch that was linked in; the script's interpreter must import the same one.
+  std::string torch_version;
+  std::string torch_dir;
 };
 
 // Returns the process exit status: 0, the script's SystemExit code, 1 for an uncaught

@@ -2,6 +2,7 @@
 
 #include "run/run_errors.h"
 #include "snapshot/snapshot_layout.h"
+#include "run/tensor_files.h"
 #include "snapshot/tensor_file.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
@@ -24,7 +25,7 @@ std::vector<SnapshotEntry> entries_of(const std::vector<NativeSpec>& specs) {
 // Loads one file; a file that cannot be read becomes a failed run naming it.
 at::Tensor load(const std::filesystem::path& path) {
   try {
-    return load_tensor_file(path);
+    return load_pt_file(path);
   } catch (const TensorFileError& e) {
     throw RunFailure(std::string("golden_data: ") + e.what());
   }
@@ -41,7 +42,7 @@ at::Tensor load_checked(const std::filesystem::path& path, const NativeSpec& spe
 
 void save(const std::filesystem::path& path, const at::Tensor& t) {
   try {
-    save_tensor_file(path, t);
+    save_pt_file(path, t);
   } catch (const TensorFileError& e) {
     throw RunFailure(std::string("save_data: ") + e.what());
   }

@@ -25,7 +25,21 @@ std::string describe_ivalue(const c10::IValue& v) {
 
 }  // namespace
 
+bool native_tensor_file_dtype(c10::ScalarType type) {
+  switch (type) {
+    case at::kDouble: case at::kFloat: case at::kHalf: case at::kBFloat16: case at::kLong: case at::kInt:
+    case at::kShort: case at::kChar: case at::kByte: case at::kBool: case at::kComplexFloat:
+    case at::kComplexDouble:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tensor) {
+  if (!native_tensor_file_dtype(tensor.scalar_type()))
+    throw TensorFileError("cannot write " + path.string() + ": a " + c10::toString(tensor.scalar_type()) +
+                          " tensor needs torch.save's _rebuild_tensor_v3 form, which this writer lacks");
   // The pickle holds the tensor's whole storage: save a compact copy of views.
   at::Tensor t = tensor.is_contiguous() && tensor.storage_offset() == 0 &&
                          tensor.storage().nbytes() == tensor.nbytes()

@@ -16,6 +16,12 @@ class TensorFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Whether this file's writer and reader handle `type`: the dtypes with a typed storage
+// class in torch.save's format (torch.FloatStorage, ...). torch.save writes the others (the
+// 8-bit floats, uint16/32/64) as _rebuild_tensor_v3 over an UntypedStorage, a form the
+// TorchScript serializer used here neither writes nor reads (host/run/tensor_files does).
+bool native_tensor_file_dtype(c10::ScalarType type);
+
 // Writes `tensor` to `path` atomically: a hidden temporary file in the same directory,
 // then renamed over `path`. A killed process leaves the old file or none, never a
 // half-written one. Creates missing parent directories.

@@ -162,8 +162,8 @@ std::string element_text(double v, c10::ScalarType dtype) {
 
 AllcloseStats allclose_stats(const at::Tensor& actual_in, const at::Tensor& expected_in, double rtol,
                              double atol, size_t max_listed) {
-  at::Tensor actual = cpu_contiguous(actual_in);
-  at::Tensor expected = cpu_contiguous(expected_in);
+  at::Tensor actual = gate_operand(actual_in);
+  at::Tensor expected = gate_operand(expected_in);
   AllcloseStats stats;
   stats.numel = actual.numel();
   if (stats.numel == 0) return stats;

@@ -140,7 +140,7 @@ ErrorDistribution error_distribution(const at::Tensor& actual_in, const at::Tens
     r.detail = shape_mismatch_text(actual_in, expected_in);
     return out;
   }
-  at::Tensor actual = cpu_contiguous(actual_in), expected = cpu_contiguous(expected_in);
+  at::Tensor actual = gate_operand(actual_in), expected = gate_operand(expected_in);
   if (actual.scalar_type() != expected.scalar_type()) {
     actual = actual.to(at::kFloat);
     expected = expected.to(at::kFloat);

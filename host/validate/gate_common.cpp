@@ -1,5 +1,6 @@
 #include "validate/gate_common.h"
 
+#include "tensor/float8.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
@@ -11,8 +12,9 @@
 
 namespace pypto_golden {
 
-at::Tensor cpu_contiguous(const at::Tensor& t) {
+at::Tensor gate_operand(const at::Tensor& t) {
   at::Tensor c = t.device().is_cpu() ? t : t.cpu();
+  if (is_float8(c.scalar_type())) return c.to(at::kFloat).contiguous();  // exact
   return c.is_contiguous() ? c : c.contiguous();
 }
 

@@ -96,8 +96,9 @@ void for_each_piece(const Runs& runs, int64_t begin, int64_t end, F&& fn) {
   }
 }
 
-// A CPU, contiguous tensor (no copy when it already is one).
-at::Tensor cpu_contiguous(const at::Tensor& t);
+// What a gate reads of an operand: a CPU, contiguous tensor (no copy when it already is
+// one); 8-bit floats come as float32, which holds each of their values exactly.
+at::Tensor gate_operand(const at::Tensor& t);
 
 // The leading `valid_rows` entries along `valid_axis` (Python indexing: negative counts from
 // the end) of a contiguous tensor, as runs plus the narrowed shape.

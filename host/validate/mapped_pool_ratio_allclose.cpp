@@ -116,7 +116,7 @@ GateResult mapped_pool_ratio_allclose(const at::Tensor& actual_in, const at::Ten
     for (int64_t row : used) written[static_cast<size_t>(rank * rows + row)] = true;
   }
 
-  at::Tensor actual = cpu_contiguous(actual_in), expected = cpu_contiguous(expected_in);
+  at::Tensor actual = gate_operand(actual_in), expected = gate_operand(expected_in);
   if (actual.scalar_type() != expected.scalar_type()) {
     // Mixed dtypes (rare): compared after promotion, as torch's == does.
     const auto common = at::promote_types(actual.scalar_type(), expected.scalar_type());

@@ -148,7 +148,7 @@ GateResult ratio_allclose(const at::Tensor& actual_in, const at::Tensor& expecte
     r.detail = shape_mismatch_text(actual_in, expected_in);
     return r;
   }
-  const at::Tensor actual = cpu_contiguous(actual_in), expected = cpu_contiguous(expected_in);
+  const at::Tensor actual = gate_operand(actual_in), expected = gate_operand(expected_in);
   Runs runs;
   std::vector<int64_t> shape;
   if (auto failure = select_valid_prefix(actual, opt.prefix, runs, shape)) {

@@ -109,7 +109,7 @@ GateResult ratio_reldiff(const at::Tensor& actual_in, const at::Tensor& expected
     r.detail = shape_mismatch_text(actual_in, expected_in);
     return r;
   }
-  at::Tensor actual = cpu_contiguous(actual_in), expected = cpu_contiguous(expected_in);
+  at::Tensor actual = gate_operand(actual_in), expected = gate_operand(expected_in);
   Runs runs;
   std::vector<int64_t> shape;
   if (auto failure = select_valid_prefix(actual, opt.prefix, runs, shape)) {

@@ -1,7 +1,7 @@
 """Benchmark of benchmark mode (issue: benchmark mode). Prints ratios and variations measured
 in the same run; never asserts on time.
 
-    /usr/bin/python3 tests/bench/bench_benchmark_mode.py
+    .venv/bin/python tests/bench/bench_benchmark_mode.py
 
 1. harness overhead per timed dispatch: the native loop (PYPTO_BENCH, median host_us of a
    kernel with one tiny tile op) against a Python loop calling the compiled program 100

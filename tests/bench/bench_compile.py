@@ -3,7 +3,7 @@ of 10**6 iterations. Loops stay loops in the IR, so both numbers should be ~1x. 
 ratios measured in the same run; never asserts (tests/python/test_frontend_constructs.py
 asserts the IR sizes).
 
-    PYTHONPATH=pylib /usr/bin/python3 tests/bench/bench_compile.py [--repeat N]
+    PYTHONPATH=pylib .venv/bin/python tests/bench/bench_compile.py [--repeat N]
 """
 
 import argparse

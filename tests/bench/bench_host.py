@@ -1,10 +1,10 @@
 """Benchmarks of the native host (issue: host end to end). Prints ratios against baselines
 measured in the same run; never asserts on time.
 
-    /usr/bin/python3 tests/bench/bench_host.py [--rounds N]
+    .venv/bin/python tests/bench/bench_host.py [--rounds N]
 
 1. cold start: wall time of `pypto-golden samples/hello_world.py -p a2a3sim` over
-   `/usr/bin/python3 -c "import torch"` (target <= 1.3).
+   `python -c "import torch"` of the same interpreter (target <= 1.3).
 2. dispatch: median simulator dispatch of hello_world over the median of its golden
    (`y[:] = x + a`, eager torch) at the sample's size (target <= 2.0).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PYPTO_GOLDEN_BUILD_DIR", REPO / "build"))
 HOST = BUILD / "bin" / "pypto-golden"
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the interpreter the build was made with (.venv/bin/python)
 
 
 def wall(cmd, env):

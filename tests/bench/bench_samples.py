@@ -1,7 +1,7 @@
 """Simulator dispatch vs eager torch golden, per sample. Prints each ratio and the geometric
 mean; never asserts on time.
 
-    /usr/bin/python3 tests/bench/bench_samples.py [--rounds N] [SAMPLE ...]
+    .venv/bin/python tests/bench/bench_samples.py [--rounds N] [SAMPLE ...]
 
 For every passing sample (samples/<name>.py: its @pl.jit kernel or @pl.program class,
 `build_specs()` and its `golden_*(values)` function), in one process like

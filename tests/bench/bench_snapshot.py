@@ -1,7 +1,7 @@
 """Benchmark of snapshot I/O (issue: reproducible runs). Prints ratios against `cp` of the
 same bytes on the same disk, measured in the same run; never asserts on time.
 
-    /usr/bin/python3 tests/bench/bench_snapshot.py [--gib 1.0] [--dir DIR]
+    .venv/bin/python tests/bench/bench_snapshot.py [--gib 1.0] [--dir DIR]
 
 save: native save_tensor of a GiB-sized tensor (streamed into a temp file, renamed) vs `cp`.
 load: native load_tensor of that file vs `cp` of it to another file (page cache warm for both).

@@ -2,7 +2,7 @@
 against the portable scalar path, in the same run. Prints times and ratios; never asserts
 on time.
 
-    /usr/bin/python3 tests/bench/bench_sort.py [--rounds N] [--repeats N]
+    .venv/bin/python tests/bench/bench_sort.py [--rounds N] [--repeats N]
 
 Each ISA runs in its own process (PYPTO_SIM_SORT_ISA is read once per process), single
 threaded (PYPTO_SIM_THREADS=1), at samples/topk.py's size:
@@ -28,7 +28,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PYPTO_GOLDEN_BUILD_DIR", REPO / "build"))
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the interpreter the build was made with (.venv/bin/python)
 ROWS, COLS = 256, 512
 
 

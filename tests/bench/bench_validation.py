@@ -1,7 +1,7 @@
 """Benchmark of the native validation gates (issue: native validation). Prints ratios against
 baselines measured in the same run, and the memory each gate adds; never asserts.
 
-    /usr/bin/python3 tests/bench/bench_validation.py [--mi 64] [--rounds 5]
+    .venv/bin/python tests/bench/bench_validation.py [--mi 64] [--rounds 5]
 
 Data: two float32 tensors of MI Mi elements (64 Mi: 256 MiB each), the golden and a copy;
 the failing case adds 1 to every third element.
@@ -29,7 +29,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("PYPTO_GOLDEN_BUILD_DIR", REPO / "build"))
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the interpreter the build was made with (.venv/bin/python)
 
 
 def setup_paths():

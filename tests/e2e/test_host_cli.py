@@ -6,9 +6,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 
 import pytest
+import torch
 
 from conftest import BUILD, HOST_BIN, PYTHON, REPO, SAMPLES, clean_env
 from kernel_scripts import write_kernel_script
@@ -31,7 +33,9 @@ def test_version(host):
     proc = host("--version")
     assert proc.returncode == 0
     major, minor = sys.version_info[:2]
-    assert re.fullmatch(rf"pypto-golden \d+\.\d+\.\d+ \(Python {major}\.{minor}\.\d+\)\n", proc.stdout)
+    torch_version = re.escape(torch.__version__)  # pytest runs under the build's interpreter
+    assert re.fullmatch(rf"pypto-golden \d+\.\d+\.\d+ \(Python {major}\.{minor}\.\d+, torch {torch_version}\)\n",
+                        proc.stdout)
 
 
 @pytest.mark.parametrize(
@@ -155,7 +159,9 @@ def test_cmake_install_puts_everything_where_shell_and_python3_find_it(tmp_path)
     prefix = tmp_path / "prefix"
     subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(prefix)], check=True, capture_output=True)
     exe = prefix / "bin" / "pypto-golden"
-    site = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "dist-packages"
+    # Debian's python searches dist-packages, a venv or any other CPython site-packages.
+    flavour = "dist-packages" if "dist-packages" in sysconfig.get_path("purelib") else "site-packages"
+    site = prefix / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / flavour
     assert exe.is_file() and (site / "golden" / "__init__.py").is_file() and (site / "pypto" / "jit").is_dir()
     assert list(site.glob("_pypto_golden*.so"))
     probe = tmp_path / "probe.py"

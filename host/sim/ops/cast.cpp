@@ -6,13 +6,24 @@
 // Float -> integer applies the mode, then saturates to the target range (NaN -> 0); integer
 // -> narrower integer saturates; float -> narrower float rounds by the mode (a value past
 // the largest finite one becomes inf only when the mode rounds it there); widening is exact.
+// The 8-bit floats convert as the hardware's fp8 conversion does, with saturation: the mode
+// rounds, then a finite value past the largest finite one becomes +-max (fp8e4m3fn: 448,
+// fp8e5m2: 57344); an infinity stays one in fp8e5m2 and becomes +-448 in fp8e4m3fn (which
+// has none); NaN stays NaN. Inside the range, rint and none are torch's own `.to(float8)`
+// (which overflows fp8e5m2 to infinity rather than saturating).
+// fp8e8m0 (a power of two, 2^-127..2^127, no sign or zero) follows torch's conversion for
+// the nearest modes (the sign is dropped, 0 and tiny values become 2^-127, a tie rounds
+// up), floor/trunc/ceil/odd pick the power of two below / below / above / with an odd
+// exponent, values past 2^127 saturate and NaN or infinity become NaN.
 #include "sim/ops/op_util.h"
+#include "tensor/float8.h"
 
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <type_traits>
 
 namespace pypto_golden::sim {
@@ -41,9 +52,25 @@ Mode parse_mode(const Value* v) {
   throw KernelError("pl.cast: mode must be a string or an integer code, got " + v->describe());
 }
 
+#if PYPTO_HAS_FLOAT8
+using E4M3 = c10::Float8_e4m3fn;
+using E5M2 = c10::Float8_e5m2;
+#else
+struct E4M3 {};
+struct E5M2 {};
+#endif
+#if PYPTO_HAS_FLOAT8_E8M0
+using E8M0 = c10::Float8_e8m0fnu;
+#else
+struct E8M0 {};
+#endif
+
+template <typename T>
+constexpr bool is_fp8 = std::is_same_v<T, E4M3> || std::is_same_v<T, E5M2> || std::is_same_v<T, E8M0>;
+
 template <typename T>
 constexpr bool is_fp = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, c10::Half> ||
-                       std::is_same_v<T, c10::BFloat16>;
+                       std::is_same_v<T, c10::BFloat16> || is_fp8<T>;
 
 // Bit access for the float storage types.
 template <typename D> struct Bits;
@@ -66,6 +93,29 @@ template <> struct Bits<c10::BFloat16> {
   static c10::BFloat16 make(U b) { return c10::BFloat16(b, c10::BFloat16::from_bits()); }
 };
 
+#if PYPTO_HAS_FLOAT8
+template <typename F8> struct Bits8 {
+  using U = uint8_t;
+  static constexpr U kSign = 0x80u;
+  static U get(F8 x) { return x.x; }
+  static F8 make(U b) { return F8(b, F8::from_bits()); }
+};
+template <> struct Bits<E4M3> : Bits8<E4M3> {};
+template <> struct Bits<E5M2> : Bits8<E5M2> {};
+
+// fp8e4m3fn / fp8e5m2 results that need no rounding: NaN, infinities and values at or past
+// the largest finite one, which saturate (see the top of the file).
+template <typename D>
+std::optional<D> fp8_special(double v) {
+  constexpr bool has_inf = std::is_same_v<D, E5M2>;
+  const double max = std::is_same_v<D, E4M3> ? 448.0 : 57344.0;
+  if (std::isnan(v)) return Bits<D>::make(0x7F);
+  if (std::isinf(v) && has_inf) return Bits<D>::make(v > 0 ? 0x7C : 0xFC);
+  if (std::fabs(v) >= max) return static_cast<D>(static_cast<float>(v > 0 ? max : -max));
+  return std::nullopt;
+}
+#endif
+
 template <typename D>
 D next_up(D x) {
   using B = Bits<D>;
@@ -87,9 +137,30 @@ D next_down(D x) {
 template <typename D>
 double as_double(D x) { return static_cast<double>(static_cast<float>(x)); }
 
-// v rounded to the float type D by the mode.
+#if PYPTO_HAS_FLOAT8_E8M0
+// fp8e8m0: the exponent byte e stands for 2^(e-127); 0xFF is NaN.
+E8M0 round_e8m0(double v, Mode m) {
+  auto make = [](int e) { return E8M0(static_cast<uint8_t>(e), E8M0::from_bits()); };
+  if (std::isnan(v) || std::isinf(v)) return make(0xFF);
+  v = std::fabs(v);
+  if (v <= std::ldexp(1.0, -127)) return make(0);
+  if (v >= std::ldexp(1.0, 127)) return make(254);
+  int exp2 = 0;
+  const double frac = std::frexp(v, &exp2);  // v = frac * 2^exp2, frac in [0.5, 1)
+  const int lo = exp2 - 1 + 127;             // 2^(exp2-1) <= v
+  if (frac == 0.5) return make(lo);           // exact
+  switch (m) {
+    case Mode::Floor: case Mode::Trunc: return make(lo);
+    case Mode::Ceil: return make(lo + 1);
+    case Mode::Odd: return make((lo & 1) ? lo : lo + 1);
+    default: return make(frac >= 0.75 ? lo + 1 : lo);  // torch: ties (1.5 * 2^k) round up
+  }
+}
+#endif
+
+// v rounded to the IEEE-style float type D (sign, exponent, mantissa) by the mode.
 template <typename D>
-D round_float(double v, Mode m) {
+D round_ieee(double v, Mode m) {
   if (std::isnan(v)) return static_cast<D>(std::numeric_limits<float>::quiet_NaN());
   const D c = static_cast<D>(static_cast<float>(v));  // within one ulp of v
   const double cd = as_double(c);
@@ -118,6 +189,24 @@ D round_float(double v, Mode m) {
   if (dh < dl) return hi;
   if (m == Mode::Round) return v > 0 ? hi : lo;
   return (Bits<D>::get(lo) & 1) ? hi : lo;
+}
+
+// v rounded to the float type D by the mode.
+template <typename D>
+D round_float(double v, Mode m) {
+#if PYPTO_HAS_FLOAT8_E8M0
+  if constexpr (std::is_same_v<D, E8M0>) {
+    return round_e8m0(v, m);
+  } else
+#endif
+  {
+#if PYPTO_HAS_FLOAT8
+    if constexpr (std::is_same_v<D, E4M3> || std::is_same_v<D, E5M2>) {
+      if (auto r = fp8_special<D>(v)) return *r;  // else in range: the rounding below
+    }
+#endif
+    return round_ieee<D>(v, m);
+  }
 }
 
 double round_integer(double v, Mode m) {
@@ -163,7 +252,7 @@ int64_t saturate_double(double r, IntRange range) {
 
 template <typename S>
 double to_double(S x) {
-  if constexpr (std::is_same_v<S, c10::Half> || std::is_same_v<S, c10::BFloat16>) return as_double(x);
+  if constexpr (std::is_same_v<S, c10::Half> || std::is_same_v<S, c10::BFloat16> || is_fp8<S>) return as_double(x);
   else return static_cast<double>(x);
 }
 
@@ -186,6 +275,7 @@ D convert(S x, Mode m, IntRange range) {
 
 bool exact_widening(c10::ScalarType from, c10::ScalarType to, const std::string& to_name) {
   if (from == to) return true;
+  if (is_float8(to)) return from == at::kBool;  // no integer or wider float fits exactly
   auto bits = [](c10::ScalarType t) { return static_cast<int>(c10::elementSize(t)) * 8; };
   const bool ff = at::isFloatingType(from), tf = at::isFloatingType(to);
   if (ff && tf) return to == at::kFloat;  // fp16/bf16 -> fp32 (fp16 <-> bf16 is not exact)
@@ -207,22 +297,34 @@ bool exact_widening(c10::ScalarType from, c10::ScalarType to, const std::string&
 void cast_tensor(const at::Tensor& src, at::Tensor& out, Mode m, const std::string& to_name) {
   const c10::ScalarType from = src.scalar_type(), to = out.scalar_type();
   const bool ff = at::isFloatingType(from), tf = at::isFloatingType(to);
-  if (exact_widening(from, to, to_name) || (ff && tf && (m == Mode::None || m == Mode::Rint))) {
+  // ATen's float -> float conversion rounds to nearest even, but does not saturate fp8.
+  if (exact_widening(from, to, to_name) || (ff && tf && !is_float8(to) && (m == Mode::None || m == Mode::Rint))) {
     out.copy_(src);  // exact, or float -> float round-to-nearest-even (ATen's conversion)
     return;
   }
   const IntRange range = int_range(to, to_name);
-  at::Tensor s = src.contiguous();
+  // An fp8 source is read as float32, which holds each of its values exactly.
+  at::Tensor s = is_float8(from) ? src.to(at::kFloat).contiguous() : src.contiguous();
   at::Tensor o = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const int64_t n = s.numel();
-  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, from, "pl.cast", [&] {
+  AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, s.scalar_type(), "pl.cast", [&] {
     using S = scalar_t;
     const S* sp = s.data_ptr<S>();
-    AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, to, "pl.cast", [&] {
-      using D = scalar_t;
-      D* dp = o.data_ptr<D>();
+    auto loop = [&](auto* dp) {
+      using D = std::remove_pointer_t<decltype(dp)>;
       for (int64_t k = 0; k < n; ++k) dp[k] = convert<S, D>(sp[k], m, range);
-    });
+    };
+    switch (to) {
+#if PYPTO_HAS_FLOAT8
+      case at::ScalarType::Float8_e4m3fn: loop(o.data_ptr<E4M3>()); return;
+      case at::ScalarType::Float8_e5m2: loop(o.data_ptr<E5M2>()); return;
+#endif
+#if PYPTO_HAS_FLOAT8_E8M0
+      case at::ScalarType::Float8_e8m0fnu: loop(o.data_ptr<E8M0>()); return;
+#endif
+      default: break;
+    }
+    AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, to, "pl.cast", [&] { loop(o.data_ptr<scalar_t>()); });
   });
   if (!o.is_same(out)) out.copy_(o);
 }
@@ -236,6 +338,13 @@ Value cast_scalar(const Value& x, c10::ScalarType to, const std::string& to_name
       case at::kFloat: v = static_cast<double>(round_float<float>(v, m)); break;
       case at::kHalf: v = as_double(round_float<c10::Half>(v, m)); break;
       case at::kBFloat16: v = as_double(round_float<c10::BFloat16>(v, m)); break;
+#if PYPTO_HAS_FLOAT8
+      case at::ScalarType::Float8_e4m3fn: v = as_double(round_float<E4M3>(v, m)); break;
+      case at::ScalarType::Float8_e5m2: v = as_double(round_float<E5M2>(v, m)); break;
+#endif
+#if PYPTO_HAS_FLOAT8_E8M0
+      case at::ScalarType::Float8_e8m0fnu: v = as_double(round_float<E8M0>(v, m)); break;
+#endif
       default: break;
     }
     return Value::from_float(v, to);

@@ -96,6 +96,7 @@ Value binary(const OpArgs& a, Dest& d) {
     throw KernelError(std::string("pl.") + name + ": lhs must be a tensor or a scalar, got " + lhs_v.describe());
   }
   const at::Tensor& lhs = lhs_v.tensor;
+  ops::check_vector_dtype(name, lhs, "lhs");
   if (rhs.is_tensor()) {
     ops::check_same_dtype(name, lhs, "lhs", rhs.tensor, "rhs");
     std::vector<int64_t> shape;
@@ -135,6 +136,7 @@ Value unary(const OpArgs& a, Dest& d) {
   const char* name = names[static_cast<int>(OP)];
   const Value& x_v = ops::tensor_value(name, ops::required(name, a, 0, "input"), "input");
   const at::Tensor& x = x_v.tensor;
+  ops::check_vector_dtype(name, x, "input");
   if (OP != Un::Neg && OP != Un::Abs) ops::check_float(name, x, "input");
   if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
   at::Tensor out = d.out(x.sizes(), x.scalar_type(), {x}, true, x_v.fully_valid());
@@ -173,6 +175,7 @@ Value cmp(const OpArgs& a, Dest& d) {
   const Value& rhs = ops::required("cmp", a, 1, "rhs");
   const int code = cmp_code(ops::param(a, 2, "cmp_type"));
   const at::Tensor& lhs = lhs_v.tensor;
+  ops::check_vector_dtype("cmp", lhs, "lhs");
   at::Tensor r;
   if (rhs.is_tensor()) {
     ops::check_same_dtype("cmp", lhs, "lhs", rhs.tensor, "rhs");

@@ -3,6 +3,7 @@
 #include "sim/device.h"
 #include "sim/tensor_copy.h"
 #include "tensor/dtype_names.h"
+#include "tensor/float8.h"
 #include "tensor/python_repr.h"
 
 
@@ -93,6 +94,13 @@ void check_same_dtype(const char* op, const at::Tensor& a, const char* a_name, c
     throw KernelError(std::string("pl.") + op + ": " + a_name + " is " + dtype_str(a.scalar_type()) + " but " +
                       b_name + " is " + dtype_str(b.scalar_type()) +
                       "; PyPTO has no implicit promotion, convert one side with pl.cast");
+}
+
+void check_vector_dtype(const char* op, const at::Tensor& t, const char* name) {
+  if (is_float8(t.scalar_type()))
+    throw KernelError(std::string("pl.") + op + ": " + name + " is " + dtype_str(t.scalar_type()) +
+                      ", which the vector unit does not compute on (fp8 tiles go to pl.matmul or "
+                      "pl.cast); pl.cast it to fp32, fp16 or bfloat16 first");
 }
 
 void check_float(const char* op, const at::Tensor& t, const char* name) {

@@ -43,6 +43,8 @@ std::string enum_member(const char* op, const Value& v, const char* enum_name);
 void check_same_dtype(const char* op, const at::Tensor& a, const char* a_name, const at::Tensor& b,
                       const char* b_name);
 void check_float(const char* op, const at::Tensor& t, const char* name);
+// Refuses the 8-bit floats, which only pl.cast, pl.matmul and data movement accept.
+void check_vector_dtype(const char* op, const at::Tensor& t, const char* name);
 // "pl.<op>: <name> must have rank >= n".
 void check_rank_at_least(const char* op, const at::Tensor& t, const char* name, int64_t n);
 

@@ -16,6 +16,7 @@ Value reduce(const OpArgs& a, Dest& d) {
   const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
   const Value& x_v = ops::tensor_value(name, ops::required(name, a, 0, "input"), "input");
   const at::Tensor& x = x_v.tensor;
+  ops::check_vector_dtype(name, x, "input");
   ops::check_rank_at_least(name, x, "input", ROW ? 1 : 2);
   if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
   const int64_t axis = ROW ? x.dim() - 1 : x.dim() - 2;
@@ -49,6 +50,7 @@ Value expand(const OpArgs& a, Dest& d) {
   const Value& v_v = ops::tensor_value(name, ops::required(name, a, 1, "rhs"), "rhs");
   const at::Tensor& t = t_v.tensor;
   const at::Tensor& v = v_v.tensor;
+  ops::check_vector_dtype(name, t, "lhs");
   ops::check_rank_at_least(name, t, "lhs", 2);
   ops::check_same_dtype(name, t, "lhs", v, "rhs");
   // rhs: same rank, 1 on the broadcast axis, equal elsewhere.

@@ -145,6 +145,9 @@ class ExprTranslator:
         elif value is None:
             ir = const("none", None)
         elif isinstance(value, DataType):
+            missing = value.missing_from_torch()
+            if missing:
+                raise self.error(node, missing)
             ir = const("dtype", value.name)
         elif isinstance(value, (list, tuple)):
             ir = {"e": "list", "items": [self.fold(node, v)[0] for v in value]}

@@ -83,6 +83,9 @@ def read_params(kernel):
             raise kernel.error(arg, "parameter '%s': unsupported annotation %r (expected "
                                "pl.Tensor[[dims], dtype], pl.Out[...], pl.InOut[...] or "
                                "pl.Scalar[dtype])" % (arg.arg, ann))
+        missing = decl.dtype.missing_from_torch() if decl.dtype is not None else ""
+        if missing:
+            raise kernel.error(arg, "parameter '%s': %s" % (arg.arg, missing))
         decls.append(decl)
     return decls
 

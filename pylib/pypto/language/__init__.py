@@ -1,7 +1,7 @@
 """`import pypto.language as pl`: the PyPTO DSL surface understood by the bundled frontend."""
 
 from pypto.language.dtypes import (  # noqa: F401
-    DataType, FP32, FP16, BF16, INT8, INT16, INT32, INT64,
+    DataType, FP32, FP16, BF16, FP8E4M3FN, FP8E5M2, FP8E8M0, INT8, INT16, INT32, INT64,
     UINT8, UINT16, UINT32, UINT64, BOOL, INDEX,
 )
 from pypto.language.enums import *  # noqa: F401,F403  (PadValue, AtomicType, ...)
@@ -25,7 +25,7 @@ import builtins as _builtins  # noqa: E402
 
 # Names that would shadow a builtin (range, min, max, abs, ...) stay out of `import *`.
 __all__ = sorted(n for n in set(
-    ["DataType", "FP32", "FP16", "BF16", "INT8", "INT16", "INT32", "INT64", "UINT8",
+    ["DataType", "FP32", "FP16", "BF16", "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "INT8", "INT16", "INT32", "INT64", "UINT8",
      "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "DynVar", "dynamic", "Tensor",
      "TensorType", "Tile", "TileType", "Scalar", "ScalarType", "Out", "InOut",
      "DirectionType", "RUNTIME", "Level", "FunctionType", "jit", "program", "function",
