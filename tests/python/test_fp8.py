@@ -7,6 +7,9 @@ import textwrap
 import pytest
 import torch
 
+if not hasattr(torch, "float8_e4m3fn"):
+    pytest.skip("torch %s has no FP8 dtypes (torch >= 2.1 has them)" % torch.__version__, allow_module_level=True)
+
 import golden
 import pypto.language as pl
 from pypto.jit import KernelCompileError
@@ -34,6 +37,10 @@ def test_pl_names_and_torch_dtypes():
     assert dtypes.from_torch(torch.float8_e4m3fn) is pl.FP8E4M3FN
     assert pl.FP8E4M3FN.get_byte() == 1 and pl.FP8E4M3FN.is_float
     assert pl.FP8E4M3FN.missing_from_torch() == ""
+    if not hasattr(torch, "float8_e8m0fnu"):
+        assert pl.FP8E8M0.missing_from_torch() == (
+            "pl.FP8E8M0 needs torch.float8_e8m0fnu, which torch %s does not have (torch >= 2.7 has it)"
+            % torch.__version__)
 
 
 @pytest.mark.parametrize("dtype, torch_dtype, max_value", [("FP8E4M3FN", torch.float8_e4m3fn, 448.0),
