@@ -119,6 +119,12 @@ Value element_value(const at::Tensor& e) {
 
 Value BinOpExpr::eval(Frame& frame) const {
   Value a = lhs_->eval(frame);
+  // and / or short-circuit as in Python (`i < n and pl.read(x, [i]) > 0` never reads x[n]);
+  // the result is a BOOL, as PyPTO's And / Or expressions are.
+  if ((op_ == BinOp::And || op_ == BinOp::Or) && a.is_scalar()) {
+    const bool lhs = a.truthy(op_ == BinOp::And ? "'and'" : "'or'");
+    if (lhs == (op_ == BinOp::Or)) return Value::from_bool(lhs);
+  }
   Value b = rhs_->eval(frame);
   if (a.is_tensor()) {
     if (!tensor_op_)

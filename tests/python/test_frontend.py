@@ -787,3 +787,68 @@ def test_distributed_config():
         DistributedConfig(device_ids=[])
     with pytest.raises(ValueError, match=r"aicpu_thread_num must be 0 \(arch default\) or >= 2"):
         DistributedConfig(aicpu_thread_num=1)
+
+
+@pytest.mark.parametrize("loop", ["parallel", "spmd"])
+def test_a_name_rebound_in_a_parallel_body_and_read_after_it_is_a_compile_error(tmp_path, builds, loop):
+    header = "for i in pl.parallel(0, 32, 8):" if loop == "parallel" else "for i in pl.spmd(4):"
+    label = "pl.parallel()" if loop == "parallel" else "pl.spmd()"
+    src = textwrap.dedent("""\
+        import pypto.language as pl
+
+
+        @pl.jit
+        def k(x: pl.Tensor[[32, 8], pl.FP32], y: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="init"):
+                acc = pl.mul(x[0:8, :], 0.0)
+            %s
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="step"):
+                    acc = pl.add(acc, x[0:8, :])
+            y[:, :] = acc
+            return y
+        """ % header)
+    mod, path = load(tmp_path, src)
+    with pytest.raises(KernelCompileError) as info:
+        mod.k.compile(torch.zeros(32, 8), torch.zeros(8, 8))
+    assert str(info.value) == (
+        "%s:%d: 'acc' was rebound inside the %s body at line %d, whose iterations run independently "
+        "and carry no value out of the loop, so here it still holds its value from before the loop; "
+        "to carry it, use pl.range(..., init_values=(acc,)) with pl.yield_, or write the result "
+        "into a tensor" % (path, line_of(src, "y[:, :] = acc"), label, line_of(src, header)))
+
+
+def test_a_name_rebound_in_a_parallel_body_may_be_assigned_again_after_it(tmp_path, builds):
+    mod, _ = load(tmp_path, """\
+        import pypto.language as pl
+
+
+        @pl.jit
+        def k(x: pl.Tensor[[32, 8], pl.FP32], y: pl.Out[pl.Tensor[[32, 8], pl.FP32]]):
+            t = 0
+            for i in pl.parallel(0, 32, 8):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="step"):
+                    t = pl.add(x[i:i + 8, :], 1.0)
+                    y[i:i + 8, :] = t
+            t = 1
+            return y
+        """)
+    mod.k.compile(torch.zeros(32, 8), torch.zeros(32, 8))
+
+
+def test_a_tensor_rebound_by_assembling_into_itself_in_a_parallel_body_stays_readable(tmp_path, builds):
+    mod, _ = load(tmp_path, """\
+        import pypto.language as pl
+
+
+        @pl.jit
+        def k(x: pl.Tensor[[32, 8], pl.FP32], y: pl.Out[pl.Tensor[[32, 8], pl.FP32]]):
+            buf = pl.create_tensor([32, 8], dtype=pl.FP32)
+            for i in pl.spmd(4):
+                with pl.at(level=pl.Level.CORE_GROUP, name_hint="step"):
+                    t = pl.add(x[i * 8:i * 8 + 8, :], 1.0)
+                buf = pl.assemble(buf, t, [i * 8, 0])
+            with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+                y[:, :] = pl.add(buf, 0.0)
+            return y
+        """)
+    mod.k.compile(torch.zeros(32, 8), torch.zeros(32, 8))

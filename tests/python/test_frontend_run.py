@@ -125,3 +125,60 @@ def test_program_runs_with_a_runtime_scalar(value):
 
     result = run(fn=RowBlocks, specs=specs, golden_fn=golden)
     assert result.passed, result.error
+
+
+CHECK_TAIL = False
+
+
+@pl.jit
+def mark_positive(
+    x: pl.Tensor[[N], pl.FP32],
+    n: pl.Scalar[pl.INT64],
+    y: pl.Out[pl.Tensor[[N], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="mark"):
+        y[:] = pl.mul(x, 0.0)
+        # One trip past the end: `and` / `or` must stop before reading x[N].
+        for i in pl.range(N + 1):
+            if i < n and pl.read(x, [i]) > 0.0:
+                pl.write(y, [i], 1.0)
+            if i >= n or pl.read(x, [i]) > 0.0:
+                pass
+            else:
+                pl.write(y, [i], -1.0)
+            # A compile-time False lhs: the right side is never compiled into the program.
+            if CHECK_TAIL and pl.read(x, [N + 7]) > 0.0:
+                pl.write(y, [0], 5.0)
+    return y
+
+
+def test_and_or_short_circuit_at_run_time_and_in_folding():
+    specs = [TensorSpec("x", [N], torch.float32, init_value=torch.randn),
+             ScalarSpec("n", torch.int64, N, compile_runtime=True),
+             TensorSpec("y", [N], torch.float32)]
+
+    def golden(v):
+        v["y"][:] = (v["x"] > 0).float() - (v["x"] <= 0).float()
+
+    result = run(fn=mark_positive, specs=specs, golden_fn=golden, rtol=0, atol=0)
+    assert result.passed, result.error
+
+
+@pl.jit
+def bool_of_or(n: pl.Scalar[pl.INT64], y: pl.Out[pl.Tensor[[4], pl.INT32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="or_value"):
+        m = n or 7
+        y[:] = pl.full([4], pl.INT32, 0)
+        if m == 1:  # PyPTO's `or` is a BOOL: True, which compares equal to 1, not n
+            pl.write(y, [0], 1)
+    return y
+
+
+def test_or_yields_a_bool_as_in_pypto():
+    specs = [ScalarSpec("n", torch.int64, 3, compile_runtime=True), TensorSpec("y", [4], torch.int32)]
+
+    def golden(v):
+        v["y"][:] = torch.tensor([1, 0, 0, 0], dtype=torch.int32)
+
+    result = run(fn=bool_of_or, specs=specs, golden_fn=golden, rtol=0, atol=0)
+    assert result.passed, result.error

@@ -189,6 +189,8 @@ class ExprTranslator:
         if self.is_local(name):
             slot = self.bind(name)
             ty = self.env.get(slot, UNKNOWN)
+            if ty.dropped:
+                raise self.error(node, ty.dropped)
             value = ty.known_value()
             if value is not None:
                 return value, ty
@@ -372,8 +374,10 @@ class ExprTranslator:
         op = "and" if isinstance(node.op, ast.And) else "or"
         result, _ = self.texpr(node.values[0])
         for value in node.values[1:]:
-            rhs, _ = self.texpr(value)
-            folded = tys.fold_binop(op, result, rhs)
+            folded, rhs = tys.fold_boolop(op, result, lambda v=value: self.texpr(v)[0])
+            if folded is not None and rhs is None:
+                result = folded  # decided by a compile-time lhs: the rest is never evaluated
+                break
             result = folded or {"e": "binop", "op": op, "lhs": result, "rhs": rhs}
         ty = tys.of_pure(result) if tys.is_pure(result) else tys.scalar(BOOL)
         return result, ty

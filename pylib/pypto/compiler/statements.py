@@ -28,6 +28,35 @@ class _Carry:
         self.targets = None
 
 
+# Ops whose result is their target tensor (arg 0 for assemble, arg 2 for store).
+_RETURNS_TARGET = {"assemble": 0, "store": 2}
+
+
+def _is_write_into(value, slot):
+    if value.get("e") == "var":
+        return value.get("slot") == slot
+    pos = _RETURNS_TARGET.get(value.get("op")) if value.get("e") == "call" else None
+    args = value.get("args", [])
+    return pos is not None and len(args) > pos and args[pos] == {"e": "var", "slot": slot}
+
+
+def _slots_given_new_values(stmts, slots):
+    """The slots among `slots` that an assignment in the IR statements `stmts` (nested
+    blocks included) gives a value other than a write into that slot's own tensor."""
+    found = set()
+    for st in stmts:
+        if st.get("s") == "assign" and st["slot"] in slots and not _is_write_into(st["value"], st["slot"]):
+            found.add(st["slot"])
+        elif st.get("s") == "unpack":
+            found |= slots & set(st["slots"])
+        elif st.get("s") == "for" and st.get("var") in slots:
+            found.add(st["var"])
+        for key in ("body", "then", "else", "orelse"):
+            if isinstance(st.get(key), list):
+                found |= _slots_given_new_values(st[key], slots)
+    return found
+
+
 def _join_env(a, b):
     return {slot: tys.join(a.get(slot), b.get(slot)) for slot in set(a) | set(b)}
 
@@ -267,8 +296,12 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             carry = _Carry(slots)
         var = self.bind(target.id)
         rebound = stored_names(node.body) | set(carried_names) | {target.id}
+        outer = {self.scope.names[n]: n for n in rebound - set(carried_names) - {target.id}
+                 if n in self.scope.names and self.scope.names[n] in self.env}
         body = self._loop_body(node.body, kind, var, rebound, carry, spmd_num=(
             bounds[1] if name == "spmd" else None))
+        if kind not in _SEQUENTIAL:
+            self._drop_rebound(node, label, outer, body)
         loop = self._stmt("for", node, kind=kind, var=var, start=bounds[0], stop=bounds[1],
                           step=bounds[2], body=body)
         post = []
@@ -276,6 +309,22 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             post.append(self._assign_many(node, carry.targets,
                                           [self.read_slot(s) for s in carry.slots]))
         return [s for s in pre + [loop] + post if s is not None]
+
+    def _drop_rebound(self, node, label, outer, body):
+        """Names of the enclosing scope (`outer`: slot -> name) that a parallel body
+        (pl.parallel, pl.spmd) gives a new value keep their value from before the loop: the
+        iterations run independently and carry nothing out. Reading one afterwards is a
+        compile error that says how to carry it. A write into the tensor itself
+        (`buf = pl.assemble(buf, ...)`, a helper that returns the tensor it wrote) is not a
+        new value."""
+        for slot in _slots_given_new_values(body, set(outer)):
+            name = outer[slot]
+            self.env[slot] = self.env[slot].replace(dropped=(
+                "'%s' was rebound inside the %s body at line %d, whose iterations run "
+                "independently and carry no value out of the loop, so here it still holds "
+                "its value from before the loop; to carry it, use pl.range(..., "
+                "init_values=(%s,)) with pl.yield_, or write the result into a tensor"
+                % (name, label, node.lineno, name)))
 
     def _region_keywords(self, node, call, label, allowed):
         out = {}

@@ -15,16 +15,21 @@ class Ty:
     """kind: None (unknown), "tensor", "scalar", "str", "dtype", "none", "list", "tuple".
     shape: tuple of int / None (unknown extent) or None (unknown rank). value: an IR node
     that is a compile-time constant, or None. stable: False for a name whose value may come
-    from an earlier loop iteration (then nothing about it is folded)."""
+    from an earlier loop iteration (then nothing about it is folded). dropped: why reading
+    the name is an error (it was rebound in a loop whose iterations do not carry values
+    out), or None."""
 
-    __slots__ = ("kind", "dtype", "shape", "value", "items", "stable")
+    __slots__ = ("kind", "dtype", "shape", "value", "items", "stable", "dropped")
 
-    def __init__(self, kind=None, dtype=None, shape=None, value=None, items=None, stable=True):
+    def __init__(self, kind=None, dtype=None, shape=None, value=None, items=None, stable=True,
+                 dropped=None):
         self.kind, self.dtype, self.shape = kind, dtype, shape
         self.value, self.items, self.stable = value, items, stable
+        self.dropped = dropped
 
     def replace(self, **fields):
-        t = Ty(self.kind, self.dtype, self.shape, self.value, self.items, self.stable)
+        t = Ty(self.kind, self.dtype, self.shape, self.value, self.items, self.stable,
+               self.dropped)
         for k, v in fields.items():
             setattr(t, k, v)
         return t
@@ -85,14 +90,15 @@ def join(a, b):
         return None if t is None else t.replace(value=None)
     if a is b:
         return a
+    dropped = a.dropped or b.dropped  # dropped on one path: reading it may see the drop
     if a.kind != b.kind:
-        return UNKNOWN
+        return UNKNOWN.replace(dropped=dropped) if dropped else UNKNOWN
     items = None
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
     return Ty(a.kind, a.dtype if a.dtype is b.dtype else None,
               a.shape if a.shape == b.shape else None,
-              a.value if a.value == b.value else None, items, a.stable and b.stable)
+              a.value if a.value == b.value else None, items, a.stable and b.stable, dropped)
 
 
 def _wrap64(v):
@@ -125,8 +131,6 @@ def fold_binop(op, lhs, rhs):
         if op in ("eq", "ne", "lt", "le", "gt", "ge"):
             return const("bool", {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
                                   "gt": a > b, "ge": a >= b}[op])
-        if op in ("and", "or"):
-            return const("bool", (bool(a) and bool(b)) if op == "and" else (bool(a) or bool(b)))
         if lhs["dtype"] not in _WIDE_INTS and rhs["dtype"] not in _WIDE_INTS:
             return None  # narrower int arithmetic: leave it to the simulator's rules
         a, b = int(a), int(b)
@@ -143,6 +147,21 @@ def fold_binop(op, lhs, rhs):
     if same_kind and op in ("eq", "ne"):
         return const("bool", (a == b) == (op == "eq"))
     return None
+
+
+def fold_boolop(op, lhs, rhs_thunk):
+    """`lhs and rhs` / `lhs or rhs` as PyPTO means them: a BOOL, evaluated left to right
+    and short-circuit, like Python's control flow (not Python's value: `n or 1` is True).
+    Returns (const node or None, rhs node or None); `rhs_thunk()` translates the right
+    side, and is not called when a compile-time lhs already decides the result."""
+    t = truth(lhs)
+    if t is not None and t == (op == "or"):
+        return const("bool", t), None
+    rhs = rhs_thunk()
+    rt = truth(rhs)
+    if t is not None and rt is not None:
+        return const("bool", rt), rhs
+    return None, rhs
 
 
 def fold_unary(op, operand):
