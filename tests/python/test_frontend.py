@@ -852,3 +852,19 @@ def test_a_tensor_rebound_by_assembling_into_itself_in_a_parallel_body_stays_rea
             return y
         """)
     mod.k.compile(torch.zeros(32, 8), torch.zeros(32, 8))
+
+
+def test_a_failed_static_assert_with_a_runtime_message_names_the_kernel_line(tmp_path, builds):
+    src = textwrap.dedent("""\
+        import pypto.language as pl
+
+
+        @pl.jit
+        def k(x: pl.Tensor[[8], pl.FP32], n: pl.Scalar[pl.INT64], y: pl.Out[pl.Tensor[[8], pl.FP32]]):
+            pl.static_assert(False, n)
+            return y
+        """)
+    mod, path = load(tmp_path, src)
+    with pytest.raises(KernelCompileError) as info:
+        mod.k.compile(n=pl.RUNTIME)
+    assert str(info.value) == "%s:%d: static assertion failed: n" % (path, line_of(src, "static_assert"))

@@ -678,7 +678,10 @@ class ExprTranslator:
                 raise self.error(node, "%s: '%s' is not known at compile time"
                                  % (label, self.text(ordered[0])))
             if not truth:
-                msg = self.texpr(ordered[1])[0]["v"] if len(ordered) > 1 else ""
+                msg = ""
+                if len(ordered) > 1:  # a compile-time value, else the message's own source
+                    msg_ir = self.texpr(ordered[1])[0]
+                    msg = msg_ir["v"] if msg_ir["e"] == "const" else self.text(ordered[1])
                 raise self.error(node, "static assertion failed: %s"
                                  % (msg or self.text(ordered[0])))
             return self.fold(node, None)
