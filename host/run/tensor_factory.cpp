@@ -39,10 +39,10 @@ at::Tensor create_host_tensor(const NativeSpec& spec) {
     py::module_ torch = py::module_::import("torch");
     // torch has no random kernels for the 8-bit floats: draw in float32 and round, as a
     // script writes it (torch.randn(shape).to(torch.float8_e4m3fn)).
-    const bool fp8 = is_float8(spec.dtype);
-    const auto draw = fp8 ? at::TensorOptions().dtype(at::kFloat) : opts;
-    if (init.is(torch.attr("randn"))) return fp8 ? at::randn(spec.shape, draw).to(spec.dtype) : at::randn(spec.shape, opts);
-    if (init.is(torch.attr("rand"))) return fp8 ? at::rand(spec.shape, draw).to(spec.dtype) : at::rand(spec.shape, opts);
+    // (.to is a no-op for every other dtype.)
+    const auto draw = is_float8(spec.dtype) ? at::TensorOptions().dtype(at::kFloat) : opts;
+    if (init.is(torch.attr("randn"))) return at::randn(spec.shape, draw).to(spec.dtype);
+    if (init.is(torch.attr("rand"))) return at::rand(spec.shape, draw).to(spec.dtype);
     if (init.is(torch.attr("zeros"))) return at::zeros(spec.shape, opts);
     if (init.is(torch.attr("ones"))) return at::ones(spec.shape, opts);
     py::object produced = init();

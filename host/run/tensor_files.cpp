@@ -7,8 +7,6 @@
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
-#include <unistd.h>
-
 namespace py = pybind11;
 
 namespace pypto_golden {

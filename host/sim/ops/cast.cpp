@@ -252,7 +252,7 @@ int64_t saturate_double(double r, IntRange range) {
 
 template <typename S>
 double to_double(S x) {
-  if constexpr (std::is_same_v<S, c10::Half> || std::is_same_v<S, c10::BFloat16> || is_fp8<S>) return as_double(x);
+  if constexpr (std::is_same_v<S, c10::Half> || std::is_same_v<S, c10::BFloat16>) return as_double(x);
   else return static_cast<double>(x);
 }
 

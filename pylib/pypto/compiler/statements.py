@@ -51,7 +51,7 @@ def _slots_given_new_values(stmts, slots):
             found |= slots & set(st["slots"])
         elif st.get("s") == "for" and st.get("var") in slots:
             found.add(st["var"])
-        for key in ("body", "then", "else", "orelse"):
+        for key in ("body", "then", "else"):
             if isinstance(st.get(key), list):
                 found |= _slots_given_new_values(st[key], slots)
     return found

@@ -25,8 +25,8 @@ import builtins as _builtins  # noqa: E402
 
 # Names that would shadow a builtin (range, min, max, abs, ...) stay out of `import *`.
 __all__ = sorted(n for n in set(
-    ["DataType", "FP32", "FP16", "BF16", "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "INT8", "INT16", "INT32", "INT64", "UINT8",
-     "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "DynVar", "dynamic", "Tensor",
+    ["DataType", "FP32", "FP16", "BF16", "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "INT8", "INT16",
+     "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "DynVar", "dynamic", "Tensor",
      "TensorType", "Tile", "TileType", "Scalar", "ScalarType", "Out", "InOut",
      "DirectionType", "RUNTIME", "Level", "FunctionType", "jit", "program", "function",
      "tile", "tensor", "system"] + list(_enums.__all__)
