@@ -93,7 +93,7 @@ void simulate(const std::string& work_dir, py::list args, const std::string& pla
   sim::DispatchReport report;
   {
     py::gil_scoped_release release;
-    report = sim::dispatch(*program, host, sim::simulated_device(device_id));
+    report = sim::dispatch(*program, host, *sim::simulated_device(device_id));
   }
   for (const auto& name : report.written_inputs) {
     std::string msg = "kernel '" + program->entry().name + "' wrote its In parameter '" + name +

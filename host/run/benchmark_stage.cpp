@@ -57,7 +57,7 @@ BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, con
   std::vector<double> samples;
   {
     pybind11::gil_scoped_release release;
-    samples = time_dispatches(*program, args, sim::simulated_device(target.device_id), knobs.rounds, knobs.warmup);
+    samples = time_dispatches(*program, args, *sim::simulated_device(target.device_id), knobs.rounds, knobs.warmup);
   }
   BenchStats stats = summarize(std::move(samples), knobs.rounds, knobs.warmup, "host_us");
   log.line("[RUN]   effective_us unavailable: sim platform has no device timing");

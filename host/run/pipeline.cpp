@@ -37,7 +37,7 @@ void run_on_device(const std::string& platform, int device_id, const std::filesy
   sim::DispatchReport report;
   {
     py::gil_scoped_release release;
-    report = sim::dispatch(*program, args, sim::simulated_device(device_id));
+    report = sim::dispatch(*program, args, *sim::simulated_device(device_id));
   }
   for (const auto& name : report.written_inputs)
     log.line("[RUN]   warning: kernel '" + kernel + "' wrote its In parameter '" + name +

@@ -10,6 +10,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace pypto_golden::sim {
@@ -46,6 +48,10 @@ class Device {
   // included): how a write to an In parameter is noticed.
   bool same_bytes(const at::Tensor& device_tensor, const at::Tensor& host);
 
+  // Held for a whole dispatch: one kernel at a time owns the device's workers and the
+  // order of its shuffled loops, as on a real device's stream.
+  std::mutex& dispatch_mutex() { return dispatch_mu_; }
+
   // Iteration order for a parallel loop of n iterations (empty = natural order).
   std::vector<int64_t> iteration_order(int64_t n);
 
@@ -62,6 +68,7 @@ class Device {
   ThreadPool pool_;
   std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};
+  std::mutex dispatch_mu_;
 };
 
 }  // namespace pypto_golden::sim

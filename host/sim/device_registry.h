@@ -4,9 +4,12 @@
 
 #include "sim/device.h"
 
+#include <memory>
+
 namespace pypto_golden::sim {
 
 // The device with this id, configured from PYPTO_SIM_* (re-created when those change).
-Device& simulated_device(int id);
+// Shared: a device replaced while a dispatch still runs on it lives until that ends.
+std::shared_ptr<Device> simulated_device(int id);
 
 }  // namespace pypto_golden::sim

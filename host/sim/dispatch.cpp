@@ -37,6 +37,7 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
     throw ArgumentError("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
                         " arguments, got " + std::to_string(args.size()));
 
+  std::lock_guard<std::mutex> owner(device.dispatch_mutex());
   Frame frame;
   frame.function = &fn;
   frame.device = &device;

@@ -92,6 +92,7 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& bod
     for (int64_t k = 0; k < n; ++k) body(order.empty() ? k : order[k]);
     return;
   }
+  std::lock_guard<std::mutex> turn(submit_mu_);
   SerialBlasScope serial_blas;  // the workers' GEMMs run side by side, not in OpenBLAS's pool
   Job job;
   job.n = n;

@@ -22,7 +22,8 @@ class ThreadPool {
   // Runs body(i) for every i in [0, n) and returns when all are done. `order`, when not
   // empty, is the permutation to hand iterations out in (PYPTO_SIM_SHUFFLE). A call made
   // from inside a worker runs inline. After a failure the remaining iterations are skipped
-  // and the exception of the lowest failing iteration is rethrown.
+  // and the exception of the lowest failing iteration is rethrown. Calls from several
+  // outside threads take turns: the workers serve one loop at a time.
   void parallel_for(int64_t n, const std::function<void(int64_t)>& body,
                     const std::vector<int64_t>& order = {});
 
@@ -32,6 +33,7 @@ class ThreadPool {
   static void run_share(Job& job);
 
   std::vector<std::thread> workers_;
+  std::mutex submit_mu_;  // held by the outside thread whose loop the workers serve
   std::mutex mu_;
   std::condition_variable wake_;
   std::condition_variable done_;

@@ -1,6 +1,7 @@
 // Device memory pool, direct views and tile copies: the simulator's own tensor plumbing
 // (it bypasses ATen's allocator, view operators and copy_ on the hot path).
 #include "sim/device.h"
+#include "sim/device_registry.h"
 #include "sim/device_memory.h"
 #include "sim/strided_view.h"
 #include "sim/tensor_copy.h"
@@ -8,8 +9,11 @@
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <limits>
 #include <memory>
+#include <string>
 
 using pypto_golden::sim::copy_values;
 using pypto_golden::sim::corner_view;
@@ -18,6 +22,7 @@ using pypto_golden::sim::DeviceMemory;
 using pypto_golden::sim::DeviceOptions;
 using pypto_golden::sim::strided_view;
 using pypto_golden::sim::window_view;
+using pypto_golden::sim::simulated_device;
 
 namespace {
 uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
@@ -62,6 +67,30 @@ TEST_CASE("a device tensor keeps its pool alive after the device lets go of it")
   CHECK(view.sum().item<int64_t>() == 14);
   view.reset();
   CHECK(watch.expired());  // last block returned: the pool went with it
+}
+
+TEST_CASE("a device replaced when PYPTO_SIM_THREADS changes stays usable by whoever holds it") {
+  const char* saved = std::getenv("PYPTO_SIM_THREADS");
+  const std::string restore = saved ? saved : "";
+  setenv("PYPTO_SIM_THREADS", "2", 1);
+  std::shared_ptr<Device> held = simulated_device(7);
+  CHECK(simulated_device(7) == held);  // same settings: the same device
+  std::weak_ptr<Device> watch = held;
+  setenv("PYPTO_SIM_THREADS", "3", 1);
+  std::shared_ptr<Device> fresh = simulated_device(7);
+  CHECK(fresh != held);
+  CHECK(fresh->pool().size() == 3);
+  // The replaced device still runs work for its holder (a dispatch in flight) ...
+  std::atomic<int> sum{0};
+  held->pool().parallel_for(10, [&](int64_t i) { sum += static_cast<int>(i); });
+  CHECK(sum.load() == 45);
+  at::Tensor t = held->upload(at::arange(4, at::kLong));
+  CHECK(t.sum().item<int64_t>() == 6);
+  // ... and goes away when the holder lets go.
+  held.reset();
+  CHECK(watch.expired());
+  if (saved) setenv("PYPTO_SIM_THREADS", restore.c_str(), 1);
+  else unsetenv("PYPTO_SIM_THREADS");
 }
 
 TEST_CASE("strided_view / window_view / corner_view match ATen's narrow and share storage") {

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 using pypto_golden::sim::blas_thread_count;
@@ -83,4 +84,19 @@ TEST_CASE("OpenBLAS runs single-threaded inside the workers and gets its thread 
     CHECK(blas_thread_count() == 1);
   }
   CHECK(blas_thread_count() == before);
+}
+
+TEST_CASE("parallel_for called from several outside threads serves each loop completely") {
+  // The workers serve one loop at a time; before they took turns, a second caller replaced
+  // the first one's job and both waited forever.
+  ThreadPool pool(2);
+  std::vector<std::atomic<int>> hits(4 * 50 * 64);
+  std::vector<std::thread> callers;
+  for (int c = 0; c < 4; ++c)
+    callers.emplace_back([&, c] {
+      for (int round = 0; round < 50; ++round)
+        pool.parallel_for(64, [&](int64_t i) { hits[static_cast<size_t>((c * 50 + round) * 64 + i)]++; });
+    });
+  for (auto& t : callers) t.join();
+  for (auto& h : hits) CHECK(h.load() == 1);
 }
