@@ -1,6 +1,6 @@
 // pypto-golden: run a PyPTO kernel script with the native harness core.
 #include "cli/host_options.h"
-#include "interpreter/embedded_python.h"
+#include "embed/embedded_python.h"
 #include "run/host_overrides.h"
 
 #include <Python.h>

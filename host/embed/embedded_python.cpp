@@ -1,4 +1,4 @@
-#include "interpreter/embedded_python.h"
+#include "embed/embedded_python.h"
 
 #include <Python.h>
 
