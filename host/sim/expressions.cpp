@@ -130,6 +130,7 @@ Value BinOpExpr::eval(Frame& frame) const {
     if (!tensor_op_)
       throw KernelError("operator '" + symbol_ + "' is not supported on tensors by this simulator");
     OpArgs args;
+    args.op = tensor_op_->name.c_str();
     args.device = frame.device;
     args.positional.push_back(std::move(a));
     args.positional.push_back(std::move(b));
@@ -149,6 +150,7 @@ Value UnaryExpr::eval(Frame& frame) const {
   if (v.is_tensor()) {
     // Through the op table, so dtype checks and valid regions apply as for pl.neg.
     OpArgs args;
+    args.op = neg_op_->name.c_str();
     args.device = frame.device;
     args.positional.push_back(std::move(v));
     return neg_op_->fn(args);
@@ -166,6 +168,7 @@ Value SubscriptExpr::eval(Frame& frame) const {
 
 OpArgs CallExpr::evaluate_args(Frame& frame) const {
   OpArgs args;
+  args.op = op_->name.c_str();
   args.device = frame.device;
   args.positional.reserve(args_.size());
   for (const auto& a : args_) args.positional.push_back(a->eval(frame));

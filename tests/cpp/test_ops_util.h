@@ -18,8 +18,9 @@ using pypto_golden::sim::OpArgs;
 using pypto_golden::sim::Value;
 using Kw = std::vector<std::pair<std::string, Value>>;
 
-inline OpArgs make_args(std::vector<Value> pos, Kw kw = {}) {
+inline OpArgs make_args(std::vector<Value> pos, Kw kw = {}, const char* name = "") {
   OpArgs a;
+  a.op = name;
   a.positional = std::move(pos);
   a.keywords = std::move(kw);
   return a;
@@ -33,14 +34,14 @@ inline const pypto_golden::sim::OpDef& op(const char* name) {
 }
 
 inline Value call(const char* name, std::vector<Value> pos, Kw kw = {}) {
-  return op(name).fn(make_args(std::move(pos), std::move(kw)));
+  return op(name).fn(make_args(std::move(pos), std::move(kw), name));
 }
 
 // Evaluates `name(...)` as the right side of a subscript write into `dst`.
 inline void call_into(const char* name, const at::Tensor& dst, std::vector<Value> pos, Kw kw = {}) {
   const auto& d = op(name);
   REQUIRE(static_cast<bool>(d.into));
-  const bool written = d.into(make_args(std::move(pos), std::move(kw)), dst);
+  const bool written = d.into(make_args(std::move(pos), std::move(kw), name), dst);
   REQUIRE(written);
 }
 

@@ -15,7 +15,11 @@
 // the nearest modes (the sign is dropped, 0 and tiny values become 2^-127, a tie rounds
 // up), floor/trunc/ceil/odd pick the power of two below / below / above / with an odd
 // exponent, values past 2^127 saturate and NaN or infinity become NaN.
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 #include "tensor/float8.h"
 
 #include <c10/util/BFloat16.h>
@@ -359,12 +363,12 @@ Value cast_scalar(const Value& x, c10::ScalarType to, const std::string& to_name
 }
 
 Value cast(const OpArgs& a, Dest& d) {
-  const Value& x = ops::required("cast", a, 0, "input");
+  const Value& x = a.required(0, "input");
   std::string to_name;
-  const c10::ScalarType to = ops::dtype_value("cast", ops::required("cast", a, 1, "target_type"), "target_type", &to_name);
-  const Mode m = parse_mode(ops::param(a, 2, "mode"));
+  const c10::ScalarType to = a.as_dtype(a.required(1, "target_type"), "target_type", &to_name);
+  const Mode m = parse_mode(a.optional(2, "mode"));
   if (x.is_scalar()) return cast_scalar(x, to, to_name, m);
-  const Value& x_v = ops::tensor_value("cast", x, "input");
+  const Value& x_v = a.as_tensor(x, "input");
   const at::Tensor& src = x_v.tensor;
   at::Tensor out = d.out(src.sizes(), to, {src}, src.scalar_type() == to, x_v.fully_valid());
   cast_tensor(src, out, m, to_name);

@@ -1,6 +1,10 @@
 // Creation ops (pl-subset §2.1): create_tensor, full (also pl.tile.full), create_tile, arange.
 // Created tensors live in device memory.
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 
 #include <cmath>
 
@@ -9,23 +13,23 @@ namespace {
 
 using ops::Dest;
 
-std::vector<int64_t> shape_arg(const char* op, const Value& v) {
-  std::vector<int64_t> shape = ops::int_list(op, v, "shape");
+std::vector<int64_t> shape_arg(const OpArgs& a, const Value& v) {
+  std::vector<int64_t> shape = a.as_int_list(v, "shape");
   for (int64_t s : shape)
-    if (s < 0) throw KernelError(std::string("pl.") + op + ": shape " + python_list_repr(shape) + " has a negative extent");
+    if (s < 0) throw KernelError(std::string("pl.") + a.op + ": shape " + python_list_repr(shape) + " has a negative extent");
   return shape;
 }
 
 // A scalar fill value for a tensor of `dtype`: a float value for an integer tensor must be
 // integral (no silent truncation).
-c10::Scalar fill_value(const char* op, const Value& v, c10::ScalarType dtype, const char* name) {
+c10::Scalar fill_value(const OpArgs& a, const Value& v, c10::ScalarType dtype, const char* name) {
   if (!v.is_scalar())
-    throw KernelError(std::string("pl.") + op + ": " + name + " must be a scalar, got " + v.describe());
+    throw KernelError(std::string("pl.") + a.op + ": " + name + " must be a scalar, got " + v.describe());
   if (dtype == at::kBool) return c10::Scalar(v.truthy(name));
   if (v.kind == Value::Kind::Float) {
     if (!at::isFloatingType(dtype)) {
       if (!std::isfinite(v.f) || v.f != std::floor(v.f))
-        throw KernelError(std::string("pl.") + op + ": " + name + " " + v.describe() + " does not fit a " +
+        throw KernelError(std::string("pl.") + a.op + ": " + name + " " + v.describe() + " does not fit a " +
                           ops::dtype_str(dtype) + " tensor; use an integer value");
       return c10::Scalar(static_cast<int64_t>(v.f));
     }
@@ -36,46 +40,46 @@ c10::Scalar fill_value(const char* op, const Value& v, c10::ScalarType dtype, co
 }
 
 Value create_tensor(const OpArgs& a, Dest& d) {
-  std::vector<int64_t> shape = shape_arg("create_tensor", ops::required("create_tensor", a, 0, "shape"));
-  c10::ScalarType dtype = ops::dtype_value("create_tensor", ops::required("create_tensor", a, 1, "dtype"), "dtype");
+  std::vector<int64_t> shape = shape_arg(a, a.required(0, "shape"));
+  c10::ScalarType dtype = a.as_dtype(a.required(1, "dtype"), "dtype");
   at::Tensor out = d.out(shape, dtype);
   // Uninitialised in PyPTO unless init_value is given; the simulator zeroes it (as PyPTO's
   // torch reference does) so results never depend on stale memory.
-  const Value* init = ops::kwarg(a, "init_value");
-  if (init) out.fill_(fill_value("create_tensor", *init, dtype, "init_value"));
+  const Value* init = a.option("init_value");
+  if (init) out.fill_(fill_value(a, *init, dtype, "init_value"));
   else out.zero_();
   return Value::from_tensor(out);
 }
 
 // valid_shape= of create_tile / full: the valid region (each extent within the shape).
-std::vector<int64_t> valid_kwarg(const char* op, const OpArgs& a, const std::vector<int64_t>& shape) {
-  const Value* v = ops::kwarg(a, "valid_shape");
+std::vector<int64_t> valid_kwarg(const OpArgs& a, const std::vector<int64_t>& shape) {
+  const Value* v = a.option("valid_shape");
   if (!v) return {};
-  std::vector<int64_t> valid = ops::int_list(op, *v, "valid_shape");
+  std::vector<int64_t> valid = a.as_int_list(*v, "valid_shape");
   if (valid.size() != shape.size())
-    throw KernelError(std::string("pl.") + op + ": valid_shape " + python_list_repr(valid) + " must have one extent per axis of " +
+    throw KernelError(std::string("pl.") + a.op + ": valid_shape " + python_list_repr(valid) + " must have one extent per axis of " +
                       python_list_repr(shape));
   for (size_t k = 0; k < valid.size(); ++k)
     if (valid[k] < 0 || valid[k] > shape[k])
-      throw KernelError(std::string("pl.") + op + ": valid_shape " + python_list_repr(valid) + " exceeds the shape " +
+      throw KernelError(std::string("pl.") + a.op + ": valid_shape " + python_list_repr(valid) + " exceeds the shape " +
                         python_list_repr(shape));
   return valid;
 }
 
 Value create_tile(const OpArgs& a, Dest& d) {
-  std::vector<int64_t> shape = shape_arg("create_tile", ops::required("create_tile", a, 0, "shape"));
-  c10::ScalarType dtype = ops::dtype_value("create_tile", ops::required("create_tile", a, 1, "dtype"), "dtype");
-  std::vector<int64_t> valid = valid_kwarg("create_tile", a, shape);
+  std::vector<int64_t> shape = shape_arg(a, a.required(0, "shape"));
+  c10::ScalarType dtype = a.as_dtype(a.required(1, "dtype"), "dtype");
+  std::vector<int64_t> valid = valid_kwarg(a, shape);
   at::Tensor out = d.out(shape, dtype, {}, false, valid.empty());
   out.zero_();
   return Value::from_tensor(out, std::move(valid));
 }
 
 Value full(const OpArgs& a, Dest& d) {
-  std::vector<int64_t> shape = shape_arg("full", ops::required("full", a, 0, "shape"));
-  c10::ScalarType dtype = ops::dtype_value("full", ops::required("full", a, 1, "dtype"), "dtype");
-  c10::Scalar value = fill_value("full", ops::required("full", a, 2, "value"), dtype, "value");
-  std::vector<int64_t> valid = valid_kwarg("full", a, shape);
+  std::vector<int64_t> shape = shape_arg(a, a.required(0, "shape"));
+  c10::ScalarType dtype = a.as_dtype(a.required(1, "dtype"), "dtype");
+  c10::Scalar value = fill_value(a, a.required(2, "value"), dtype, "value");
+  std::vector<int64_t> valid = valid_kwarg(a, shape);
   at::Tensor out = d.out(shape, dtype, {}, false, valid.empty());
   out.fill_(value);
   return Value::from_tensor(out, std::move(valid));
@@ -93,13 +97,13 @@ void fill_ramp(at::Tensor& out, int64_t start, int64_t step, uint64_t mask) {
 
 // pl.arange(start, shape, dtype=INT32, descending=False): dst[.., k] = start + k (start - k).
 Value arange(const OpArgs& a, Dest& d) {
-  const int64_t start = ops::int_value("arange", ops::required("arange", a, 0, "start"), "start");
-  std::vector<int64_t> shape = shape_arg("arange", ops::required("arange", a, 1, "shape"));
+  const int64_t start = a.as_int(a.required(0, "start"), "start");
+  std::vector<int64_t> shape = shape_arg(a, a.required(1, "shape"));
   std::string name = "int32";
   c10::ScalarType dtype = at::kInt;
-  if (const Value* v = ops::param(a, 2, "dtype")) dtype = ops::dtype_value("arange", *v, "dtype", &name);
+  if (const Value* v = a.optional(2, "dtype")) dtype = a.as_dtype(*v, "dtype", &name);
   bool descending = false;
-  if (const Value* v = ops::kwarg(a, "descending")) descending = ops::bool_value("arange", *v, "descending");
+  if (const Value* v = a.option("descending")) descending = a.as_bool(*v, "descending");
   if (shape.empty()) throw KernelError("pl.arange: shape must have at least one axis");
   for (size_t k = 0; k + 1 < shape.size(); ++k)
     if (shape[k] != 1)

@@ -1,7 +1,11 @@
 // Elementwise ops (pl-subset §2.4). Results keep the dtype of the first (tensor) operand:
 // the hardware has no implicit promotion, so mixed dtypes are a kernel error rather than a
 // silent upcast. A scalar right-hand side selects the scalar form (adds, muls, ...).
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 
 #include <ATen/ScalarOps.h>
 
@@ -86,8 +90,8 @@ void run_binary(Bin op, at::Tensor& out, const at::Tensor& l, const at::Tensor& 
 template <Bin OP>
 Value binary(const OpArgs& a, Dest& d) {
   const char* name = bin_name(OP);
-  const Value& lhs_v = ops::required(name, a, 0, "lhs");
-  const Value& rhs = ops::required(name, a, 1, "rhs");
+  const Value& lhs_v = a.required(0, "lhs");
+  const Value& rhs = a.required(1, "rhs");
   if (lhs_v.is_scalar() && rhs.is_scalar()) return scalar_binary(OP, lhs_v, rhs);
   if (!lhs_v.is_tensor()) {
     if (rhs.is_tensor())
@@ -134,7 +138,7 @@ template <Un OP>
 Value unary(const OpArgs& a, Dest& d) {
   static const char* names[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip"};
   const char* name = names[static_cast<int>(OP)];
-  const Value& x_v = ops::tensor_value(name, ops::required(name, a, 0, "input"), "input");
+  const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
   ops::check_vector_dtype(name, x, "input");
   if (OP != Un::Neg && OP != Un::Abs) ops::check_float(name, x, "input");
@@ -154,13 +158,13 @@ Value unary(const OpArgs& a, Dest& d) {
 
 // pl.cmp(lhs, rhs, cmp_type=0): 0/1 in lhs's dtype; codes 0..5 = eq ne lt le gt ge (or a
 // pl.CmpType member).
-int cmp_code(const Value* v) {
+int cmp_code(const OpArgs& a, const Value* v) {
   if (!v) return 0;
   if (v->kind == Value::Kind::Int) {
     if (v->i < 0 || v->i > 5) throw KernelError("pl.cmp: cmp_type must be 0..5 (eq ne lt le gt ge), got " + std::to_string(v->i));
     return static_cast<int>(v->i);
   }
-  std::string m = ops::enum_member("cmp", *v, "CmpType");
+  std::string m = a.as_enum_member(*v, "CmpType");
   static const char* names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
   for (int k = 0; k < 6; ++k) {
     std::string lower = names[k];
@@ -171,9 +175,9 @@ int cmp_code(const Value* v) {
 }
 
 Value cmp(const OpArgs& a, Dest& d) {
-  const Value& lhs_v = ops::tensor_value("cmp", ops::required("cmp", a, 0, "lhs"), "lhs");
-  const Value& rhs = ops::required("cmp", a, 1, "rhs");
-  const int code = cmp_code(ops::param(a, 2, "cmp_type"));
+  const Value& lhs_v = a.tensor(0, "lhs");
+  const Value& rhs = a.required(1, "rhs");
+  const int code = cmp_code(a, a.optional(2, "cmp_type"));
   const at::Tensor& lhs = lhs_v.tensor;
   ops::check_vector_dtype("cmp", lhs, "lhs");
   at::Tensor r;

@@ -1,7 +1,11 @@
 // The matmul family (pl-subset §2.6). Float operands accumulate in FP32, integer operands in
 // INT32, then the result converts to its dtype (out_dtype, else the operands' dtype).
 // matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 
 #include <dlfcn.h>
 #include <omp.h>
@@ -19,20 +23,20 @@ struct Operands {
   bool is_float = true;
 };
 
-Operands prepare(const char* op, const Value& lhs_v, const Value& rhs_v, const OpArgs& a) {
-  const at::Tensor& lhs = ops::tensor_value(op, lhs_v, "lhs").tensor;
-  const at::Tensor& rhs = ops::tensor_value(op, rhs_v, "rhs").tensor;
-  ops::check_same_dtype(op, lhs, "lhs", rhs, "rhs");
-  if (lhs.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + op + ": operands must not be bool");
-  const Value* at_v = ops::kwarg(a, "a_trans");
-  const Value* bt_v = ops::kwarg(a, "b_trans");
-  const bool a_trans = at_v && ops::bool_value(op, *at_v, "a_trans");
-  const bool b_trans = bt_v && ops::bool_value(op, *bt_v, "b_trans");
+Operands prepare(const OpArgs& a, const Value& lhs_v, const Value& rhs_v) {
+  const at::Tensor& lhs = a.as_tensor(lhs_v, "lhs").tensor;
+  const at::Tensor& rhs = a.as_tensor(rhs_v, "rhs").tensor;
+  ops::check_same_dtype(a.op, lhs, "lhs", rhs, "rhs");
+  if (lhs.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + a.op + ": operands must not be bool");
+  const Value* at_v = a.option("a_trans");
+  const Value* bt_v = a.option("b_trans");
+  const bool a_trans = at_v && a.as_bool(*at_v, "a_trans");
+  const bool b_trans = bt_v && a.as_bool(*bt_v, "b_trans");
   if (lhs.dim() < 1 || rhs.dim() < 1)
-    throw KernelError(std::string("pl.") + op + ": operands must have rank >= 1, got " +
+    throw KernelError(std::string("pl.") + a.op + ": operands must have rank >= 1, got " +
                       python_shape_repr(lhs.sizes()) + " and " + python_shape_repr(rhs.sizes()));
-  if (a_trans && lhs.dim() < 2) throw KernelError(std::string("pl.") + op + ": a_trans needs lhs of rank >= 2");
-  if (b_trans && rhs.dim() < 2) throw KernelError(std::string("pl.") + op + ": b_trans needs rhs of rank >= 2");
+  if (a_trans && lhs.dim() < 2) throw KernelError(std::string("pl.") + a.op + ": a_trans needs lhs of rank >= 2");
+  if (b_trans && rhs.dim() < 2) throw KernelError(std::string("pl.") + a.op + ": b_trans needs rhs of rank >= 2");
   Operands o;
   o.lhs = a_trans ? lhs.transpose(-1, -2) : lhs;
   o.rhs = b_trans ? rhs.transpose(-1, -2) : rhs;
@@ -40,7 +44,7 @@ Operands prepare(const char* op, const Value& lhs_v, const Value& rhs_v, const O
   const int64_t k_l = o.lhs.size(-1);
   const int64_t k_r = o.rhs.dim() == 1 ? o.rhs.size(0) : o.rhs.size(-2);
   if (k_l != k_r)
-    throw KernelError(std::string("pl.") + op + ": inner dimensions differ: lhs " + python_shape_repr(lhs.sizes()) +
+    throw KernelError(std::string("pl.") + a.op + ": inner dimensions differ: lhs " + python_shape_repr(lhs.sizes()) +
                       (a_trans ? " (a_trans)" : "") + " and rhs " + python_shape_repr(rhs.sizes()) +
                       (b_trans ? " (b_trans)" : "") + " give K = " + std::to_string(k_l) + " vs " +
                       std::to_string(k_r));
@@ -52,7 +56,7 @@ Operands prepare(const char* op, const Value& lhs_v, const Value& rhs_v, const O
   try {
     o.shape = at::infer_size(lb, rb);
   } catch (const c10::Error&) {
-    throw KernelError(std::string("pl.") + op + ": batch dimensions of " + python_shape_repr(L.sizes()) + " and " +
+    throw KernelError(std::string("pl.") + a.op + ": batch dimensions of " + python_shape_repr(L.sizes()) + " and " +
                       python_shape_repr(R.sizes()) + " do not broadcast");
   }
   if (L.dim() >= 2) o.shape.push_back(L.size(-2));
@@ -138,9 +142,9 @@ void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
 }
 
 Value matmul(const OpArgs& a, Dest& d) {
-  Operands o = prepare("matmul", ops::required("matmul", a, 0, "lhs"), ops::required("matmul", a, 1, "rhs"), a);
+  Operands o = prepare(a, a.required(0, "lhs"), a.required(1, "rhs"));
   c10::ScalarType out_dtype = o.lhs.scalar_type();
-  if (const Value* v = ops::kwarg(a, "out_dtype")) out_dtype = ops::dtype_value("matmul", *v, "out_dtype");
+  if (const Value* v = a.option("out_dtype")) out_dtype = a.as_dtype(*v, "out_dtype");
   const c10::ScalarType acc_dtype = o.is_float ? at::kFloat : at::kInt;
   at::Tensor out = d.out(o.shape, out_dtype, {o.lhs, o.rhs}, false);
   if (out_dtype == acc_dtype) {
@@ -154,8 +158,8 @@ Value matmul(const OpArgs& a, Dest& d) {
 }
 
 Value matmul_acc(const OpArgs& a) {
-  const Value& acc_v = ops::tensor_value("matmul_acc", ops::required("matmul_acc", a, 0, "acc"), "acc");
-  Operands o = prepare("matmul_acc", ops::required("matmul_acc", a, 1, "lhs"), ops::required("matmul_acc", a, 2, "rhs"), a);
+  const Value& acc_v = a.tensor(0, "acc");
+  Operands o = prepare(a, a.required(1, "lhs"), a.required(2, "rhs"));
   at::Tensor acc = acc_v.tensor;
   const c10::ScalarType want = o.is_float ? at::kFloat : at::kInt;
   if (acc.scalar_type() != want)
@@ -170,7 +174,7 @@ Value matmul_acc(const OpArgs& a) {
     if (ops::shares_memory(acc, *in))
       throw KernelError("pl.matmul_acc: the accumulator shares memory with an operand");
   bool init = false;
-  if (const Value* c = ops::kwarg(a, "init_cond")) init = c->truthy("pl.matmul_acc's init_cond");
+  if (const Value* c = a.option("init_cond")) init = c->truthy("pl.matmul_acc's init_cond");
   product_into(o, acc, !init);
   return acc_v;
 }

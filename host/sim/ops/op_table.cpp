@@ -4,12 +4,6 @@
 
 namespace pypto_golden::sim {
 
-const Value* OpArgs::keyword(const char* name) const {
-  for (const auto& kv : keywords)
-    if (kv.first == name) return &kv.second;
-  return nullptr;
-}
-
 void OpTable::add(OpDef def) {
   if (find(def.name)) throw std::logic_error("op '" + def.name + "' registered twice");
   defs_.push_back(std::move(def));

@@ -1,6 +1,7 @@
 // The table of runtime ops a simulator program may call, by IR name ("add", ...).
 #pragma once
 
+#include "sim/ops/op_args.h"
 #include "sim/value.h"
 
 #include <string>
@@ -8,18 +9,6 @@
 #include <vector>
 
 namespace pypto_golden::sim {
-
-class Device;
-
-struct OpArgs {
-  std::vector<Value> positional;
-  std::vector<std::pair<std::string, Value>> keywords;
-  // The device the kernel runs on: tensors an op creates are allocated in its memory
-  // (null in unit tests that call ops directly: then ordinary host memory).
-  Device* device = nullptr;
-  // The keyword's value, or nullptr when it was not passed.
-  const Value* keyword(const char* name) const;
-};
 
 struct OpDef {
   std::string name;

@@ -1,7 +1,11 @@
 // Reductions and broadcasts (pl-subset §2.5). Reductions run over the full physical tile
 // (the padding of a partial valid region participates, as on hardware) and keep the reduced
 // axis as 1; row_expand_* takes a column vector [.., M, 1], col_expand_* a row vector [.., 1, N].
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 
 namespace pypto_golden::sim {
 namespace {
@@ -14,7 +18,7 @@ template <Red OP, bool ROW>
 Value reduce(const OpArgs& a, Dest& d) {
   static const char* names[2][3] = {{"col_sum", "col_max", "col_min"}, {"row_sum", "row_max", "row_min"}};
   const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
-  const Value& x_v = ops::tensor_value(name, ops::required(name, a, 0, "input"), "input");
+  const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
   ops::check_vector_dtype(name, x, "input");
   ops::check_rank_at_least(name, x, "input", ROW ? 1 : 2);
@@ -46,8 +50,8 @@ Value expand(const OpArgs& a, Dest& d) {
       {"row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div", "row_expand_max", "row_expand_min",
        "row_expand_expdif", "row_expand"}};
   const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
-  const Value& t_v = ops::tensor_value(name, ops::required(name, a, 0, "lhs"), "lhs");
-  const Value& v_v = ops::tensor_value(name, ops::required(name, a, 1, "rhs"), "rhs");
+  const Value& t_v = a.tensor(0, "lhs");
+  const Value& v_v = a.tensor(1, "rhs");
   const at::Tensor& t = t_v.tensor;
   const at::Tensor& v = v_v.tensor;
   ops::check_vector_dtype(name, t, "lhs");

@@ -1,7 +1,11 @@
 // Scalar-level ops (pl-subset §2.3, §2.9): pl.min / pl.max of two scalars, pl.read /
 // pl.write of one tensor element, pl.tensor.dim (runtime extent). pl.cast of a scalar is in
 // cast.cpp.
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 
 #include <cmath>
 
@@ -11,8 +15,8 @@ namespace {
 template <bool MAX>
 Value scalar_minmax(const OpArgs& a) {
   const char* name = MAX ? "max" : "min";
-  const Value& x = ops::required(name, a, 0, "lhs");
-  const Value& y = ops::required(name, a, 1, "rhs");
+  const Value& x = a.required(0, "lhs");
+  const Value& y = a.required(1, "rhs");
   if (!x.is_scalar() || !y.is_scalar())
     throw KernelError(std::string("pl.") + name + " takes two scalars (for tensors use pl." +
                       (MAX ? "maximum" : "minimum") + " or pl.row_" + name + "), got " + x.describe() + " and " +
@@ -28,12 +32,12 @@ Value scalar_minmax(const OpArgs& a) {
 }
 
 // The element of `t` at `offset`: one index per axis, or a single flat row-major offset.
-at::Tensor element(const char* op, const at::Tensor& t, const Value& offset) {
-  std::vector<int64_t> idx = ops::int_list(op, offset, "offset");
+at::Tensor element(const OpArgs& a, const at::Tensor& t, const Value& offset) {
+  std::vector<int64_t> idx = a.as_int_list(offset, "offset");
   if (idx.size() == 1 && t.dim() != 1) {  // flat row-major offset
     const int64_t flat = idx[0];
     if (flat < 0 || flat >= t.numel())
-      throw KernelError(std::string("pl.") + op + ": flat offset " + std::to_string(flat) + " is outside the tensor of " +
+      throw KernelError(std::string("pl.") + a.op + ": flat offset " + std::to_string(flat) + " is outside the tensor of " +
                         std::to_string(t.numel()) + " elements (shape " + python_shape_repr(t.sizes()) + ")");
     idx.assign(static_cast<size_t>(t.dim()), 0);
     int64_t rest = flat;
@@ -43,13 +47,13 @@ at::Tensor element(const char* op, const at::Tensor& t, const Value& offset) {
     }
   }
   if (static_cast<int64_t>(idx.size()) != t.dim())
-    throw KernelError(std::string("pl.") + op + ": " + std::to_string(idx.size()) + " indices for a tensor of rank " +
+    throw KernelError(std::string("pl.") + a.op + ": " + std::to_string(idx.size()) + " indices for a tensor of rank " +
                       std::to_string(t.dim()) + " (shape " + python_shape_repr(t.sizes()) + ")");
   at::Tensor e = t;
   for (size_t k = 0; k < idx.size(); ++k) {
     const int64_t extent = t.size(static_cast<int64_t>(k));
     if (idx[k] < 0 || idx[k] >= extent)
-      throw KernelError(std::string("pl.") + op + ": index " + python_list_repr(idx) + " is outside the tensor: axis " +
+      throw KernelError(std::string("pl.") + a.op + ": index " + python_list_repr(idx) + " is outside the tensor: axis " +
                         std::to_string(k) + " has extent " + std::to_string(extent) + " (shape " +
                         python_shape_repr(t.sizes()) + ")");
     e = e.select(0, idx[k]);
@@ -59,8 +63,8 @@ at::Tensor element(const char* op, const at::Tensor& t, const Value& offset) {
 
 // pl.read(src, offset) -> scalar of the element dtype.
 Value read(const OpArgs& a) {
-  const at::Tensor& t = ops::tensor_value("read", ops::required("read", a, 0, "src"), "src").tensor;
-  at::Tensor e = element("read", t, ops::required("read", a, 1, "offset"));
+  const at::Tensor& t = a.tensor(0, "src").tensor;
+  at::Tensor e = element(a, t, a.required(1, "offset"));
   const c10::ScalarType st = t.scalar_type();
   if (at::isFloatingType(st)) return Value::from_float(e.item<double>(), st);
   if (st == at::kBool) return Value::from_bool(e.item<bool>());
@@ -69,9 +73,9 @@ Value read(const OpArgs& a) {
 
 // pl.write(dst, offset, value): stores one element in place.
 Value write(const OpArgs& a) {
-  const at::Tensor& t = ops::tensor_value("write", ops::required("write", a, 0, "dst"), "dst").tensor;
-  at::Tensor e = element("write", t, ops::required("write", a, 1, "offset"));
-  const Value& v = ops::required("write", a, 2, "value");
+  const at::Tensor& t = a.tensor(0, "dst").tensor;
+  at::Tensor e = element(a, t, a.required(1, "offset"));
+  const Value& v = a.required(2, "value");
   if (!v.is_scalar()) throw KernelError("pl.write: value must be a scalar, got " + v.describe());
   const c10::ScalarType st = t.scalar_type();
   if (v.kind == Value::Kind::Float && !at::isFloatingType(st))
@@ -86,8 +90,8 @@ Value write(const OpArgs& a) {
 
 // pl.tensor.dim(x, axis) -> INT64 extent (negative axes count from the end).
 Value dim(const OpArgs& a) {
-  const at::Tensor& t = ops::tensor_value("dim", ops::required("dim", a, 0, "input"), "input").tensor;
-  int64_t axis = ops::int_value("dim", ops::required("dim", a, 1, "axis"), "axis");
+  const at::Tensor& t = a.tensor(0, "input").tensor;
+  int64_t axis = a.as_int(a.required(1, "axis"), "axis");
   const int64_t rank = t.dim();
   if (axis < -rank || axis >= rank)
     throw KernelError("pl.tensor.dim: axis " + std::to_string(axis) + " is out of range for shape " +

@@ -2,7 +2,11 @@
 // forms). Sorted data is a row of interleaved (value, index) pairs in FP32 memory: the index
 // lane holds the raw 32-bit pattern of the UINT32 index. Sorting is descending and stable
 // (ties keep the lower position / the earlier run first); NaN sorts before every number.
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 #include "sim/ops/sort_kernels.h"
 
 #include <ATen/MemoryOverlap.h>
@@ -18,8 +22,8 @@ using sort_kernels::Pair;
 
 // pl.sort32(src, idx): each 32-element block of the last axis sorted into [.., 2N] pairs.
 Value sort32(const OpArgs& a, Dest& d) {
-  const Value& src_v = ops::tensor_value("sort32", ops::required("sort32", a, 0, "src"), "src");
-  const Value& idx_v = ops::tensor_value("sort32", ops::required("sort32", a, 1, "idx"), "idx");
+  const Value& src_v = a.tensor(0, "src");
+  const Value& idx_v = a.tensor(1, "idx");
   const at::Tensor& src = src_v.tensor;
   const at::Tensor& idx = idx_v.tensor;
   if (src.scalar_type() != at::kFloat)
@@ -71,8 +75,8 @@ void merge_runs(const Pair* pairs, const Runs& runs, Pair* out) {
 
 const Pair* pairs_of(const at::Tensor& t) { return reinterpret_cast<const Pair*>(t.data_ptr<float>()); }
 
-const at::Tensor& pair_row_tensor(const char* what, const Value& v) {
-  const at::Tensor& t = ops::tensor_value("mrgsort", v, what).tensor;
+const at::Tensor& pair_row_tensor(const OpArgs& a, const char* what, const Value& v) {
+  const at::Tensor& t = a.as_tensor(v, what).tensor;
   if (t.scalar_type() != at::kFloat)
     throw KernelError(std::string("pl.mrgsort: ") + what + " must be fp32 (value, index) pairs, got " +
                       ops::dtype_str(t.scalar_type()));
@@ -88,13 +92,13 @@ Value mrgsort(const OpArgs& a, Dest& d) {
   std::vector<const Value*> srcs;
   static const char* names[] = {"src0", "src1", "src2", "src3"};
   for (size_t k = 0; k < 4; ++k)
-    if (const Value* v = ops::param(a, k, names[k])) srcs.push_back(v);
+    if (const Value* v = a.optional(k, names[k])) srcs.push_back(v);
   if (srcs.empty()) throw KernelError("pl.mrgsort: missing argument 'src0'");
-  const Value* bl = ops::kwarg(a, "block_len");
+  const Value* bl = a.option("block_len");
   if (srcs.size() == 1) {
     if (!bl) throw KernelError("pl.mrgsort: one source needs block_len= (format 1); format 2 merges 2-4 sources");
-    const int64_t block = ops::int_value("mrgsort", *bl, "block_len");
-    const at::Tensor& src = pair_row_tensor("src", *srcs[0]);
+    const int64_t block = a.as_int(*bl, "block_len");
+    const at::Tensor& src = pair_row_tensor(a, "src", *srcs[0]);
     if (block <= 0 || block % 64 != 0)
       throw KernelError("pl.mrgsort: block_len must be a positive multiple of 64 (positions: 32 pairs per sort32 "
                         "block), got " + std::to_string(block));
@@ -128,7 +132,7 @@ Value mrgsort(const OpArgs& a, Dest& d) {
   std::vector<at::Tensor> ts;
   int64_t rows = -1, width = 0;
   for (size_t k = 0; k < srcs.size(); ++k) {
-    at::Tensor t = pair_row_tensor(names[k], *srcs[k]).contiguous();
+    at::Tensor t = pair_row_tensor(a, names[k], *srcs[k]).contiguous();
     if (rows >= 0 && t.size(0) != rows)
       throw KernelError("pl.mrgsort: the sources must have the same number of rows, got " + std::to_string(rows) +
                         " and " + std::to_string(t.size(0)));
@@ -160,14 +164,14 @@ struct Pattern {
   int64_t stride, offset;
 };
 
-Pattern mask_pattern(const Value& v) {
+Pattern mask_pattern(const OpArgs& a, const Value& v) {
   static const char* names[] = {"P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"};
   static const Pattern pats[] = {{2, 0}, {2, 1}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {1, 0}};
   if (v.kind == Value::Kind::Int) {
     if (v.i < 1 || v.i > 7) throw KernelError("pl.gather: mask_pattern code must be 1..7, got " + std::to_string(v.i));
     return pats[v.i - 1];
   }
-  std::string m = ops::enum_member("gather", v, "MaskPattern");
+  std::string m = a.as_enum_member(v, "MaskPattern");
   for (int k = 0; k < 7; ++k)
     if (m == names[k]) return pats[k];
   throw KernelError("pl.gather: unknown mask pattern " + m + " (P0101 P1010 P0001 P0010 P0100 P1000 P1111)");
@@ -185,13 +189,13 @@ void gather_columns(const void* src, void* dst, int64_t rows, int64_t cols, int6
 }
 
 Value gather(const OpArgs& a, Dest& d) {
-  const Value& x_v = ops::tensor_value("gather", ops::required("gather", a, 0, "input"), "input");
+  const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
-  const Value* mp = ops::kwarg(a, "mask_pattern");
-  const Value* index = ops::param(a, 2, "index");
+  const Value* mp = a.option("mask_pattern");
+  const Value* index = a.optional(2, "index");
   if (mp && index) throw KernelError("pl.gather: pass either mask_pattern= or index=, not both");
   if (mp) {
-    const Pattern p = mask_pattern(*mp);
+    const Pattern p = mask_pattern(a, *mp);
     ops::check_rank_at_least("gather", x, "input", 1);
     const int64_t cols = x.size(-1);
     if (cols % p.stride != 0)
@@ -199,8 +203,8 @@ Value gather(const OpArgs& a, Dest& d) {
                         "period " + std::to_string(p.stride));
     std::string to_name = ops::dtype_str(x.scalar_type());
     c10::ScalarType to = x.scalar_type();
-    if (const Value* od = ops::kwarg(a, "output_dtype")) {
-      to = ops::dtype_value("gather", *od, "output_dtype", &to_name);
+    if (const Value* od = a.option("output_dtype")) {
+      to = a.as_dtype(*od, "output_dtype", &to_name);
       // uint32 is stored as int64 (and uint16 as int32): a 32-bit input can only mean uint32.
       const int64_t width = static_cast<int64_t>(c10::elementSize(x.scalar_type())) * 8;
       if (to == at::kLong && width == 32 && to_name == "int64" && !od->str) to_name = "uint32";
@@ -240,10 +244,10 @@ Value gather(const OpArgs& a, Dest& d) {
     return Value::from_tensor(out, std::move(valid));
   }
   if (!index) throw KernelError("pl.gather: pass mask_pattern= (mask form) or dim=-1, index= (index form)");
-  const Value& idx_v = ops::tensor_value("gather", *index, "index");
+  const Value& idx_v = a.as_tensor(*index, "index");
   const at::Tensor& idx = idx_v.tensor;
   int64_t dim = -1;
-  if (const Value* dv = ops::param(a, 1, "dim")) dim = ops::int_value("gather", *dv, "dim");
+  if (const Value* dv = a.optional(1, "dim")) dim = a.as_int(*dv, "dim");
   if (x.dim() != 2 || idx.dim() != 2)
     throw KernelError("pl.gather: the index form needs 2-D input and index, got " + python_shape_repr(x.sizes()) +
                       " and " + python_shape_repr(idx.sizes()));

@@ -1,7 +1,11 @@
 // Views and writes (pl-subset §2.2, §2.3): slice, reshape, transpose (zero-copy views that
 // carry the valid region), concat, load (a copy into a new tile), store / assemble (write a
 // value's valid region into a tensor in place, optionally as an atomic add) and move.
-#include "sim/ops/op_util.h"
+#include "sim/kernel_error.h"
+#include "sim/ops/op_result.h"
+#include "sim/ops/operand_checks.h"
+#include "sim/ops/valid_padding.h"
+#include "tensor/python_repr.h"
 #include "sim/strided_view.h"
 #include "sim/tensor_copy.h"
 
@@ -24,10 +28,10 @@ int64_t norm_axis(const char* op, int64_t axis, int64_t rank, const char* name) 
   return axis < 0 ? axis + rank : axis;
 }
 
-std::vector<int64_t> fixed_rank_list(const char* op, const Value& v, const char* name, int64_t rank) {
-  std::vector<int64_t> out = ops::int_list(op, v, name);
+std::vector<int64_t> fixed_rank_list(const OpArgs& a, const Value& v, const char* name, int64_t rank) {
+  std::vector<int64_t> out = a.as_int_list(v, name);
   if (static_cast<int64_t>(out.size()) != rank)
-    throw KernelError(std::string("pl.") + op + ": " + name + " " + python_list_repr(out) + " must have " +
+    throw KernelError(std::string("pl.") + a.op + ": " + name + " " + python_list_repr(out) + " must have " +
                       std::to_string(rank) + " entries (one per axis of the tensor)");
   return out;
 }
@@ -61,16 +65,16 @@ void check_window(const char* op, const at::Tensor& t, const std::vector<int64_t
   }
 }
 
-std::vector<int64_t> narrow_valid(const char* op, std::vector<int64_t> valid, const Value* given,
+std::vector<int64_t> narrow_valid(const OpArgs& a, std::vector<int64_t> valid, const Value* given,
                                   const std::vector<int64_t>& shape) {
   if (!given) return valid;
-  std::vector<int64_t> want = ops::int_list(op, *given, "valid_shape");
+  std::vector<int64_t> want = a.as_int_list(*given, "valid_shape");
   if (want.size() != shape.size())
-    throw KernelError(std::string("pl.") + op + ": valid_shape " + python_list_repr(want) + " must have " +
+    throw KernelError(std::string("pl.") + a.op + ": valid_shape " + python_list_repr(want) + " must have " +
                       std::to_string(shape.size()) + " entries");
   for (size_t k = 0; k < want.size(); ++k) {
     if (want[k] < 0 || want[k] > shape[k])
-      throw KernelError(std::string("pl.") + op + ": valid_shape " + python_list_repr(want) + " exceeds the shape " +
+      throw KernelError(std::string("pl.") + a.op + ": valid_shape " + python_list_repr(want) + " exceeds the shape " +
                         python_list_repr(shape));
     valid[k] = std::min(valid[k], want[k]);
   }
@@ -85,30 +89,30 @@ bool is_full(const std::vector<int64_t>& valid, at::IntArrayRef shape) {
 
 // pl.slice(x, shape, offset, valid_shape=None, *, drop_dims, pad_value, clamp)
 Value slice(const OpArgs& a, Dest&) {
-  const Value& x_v = ops::tensor_value("slice", ops::required("slice", a, 0, "input"), "input");
+  const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
-  std::vector<int64_t> shape = fixed_rank_list("slice", ops::required("slice", a, 1, "shape"), "shape", x.dim());
-  std::vector<int64_t> offset = fixed_rank_list("slice", ops::required("slice", a, 2, "offset"), "offset", x.dim());
+  std::vector<int64_t> shape = fixed_rank_list(a, a.required(1, "shape"), "shape", x.dim());
+  std::vector<int64_t> offset = fixed_rank_list(a, a.required(2, "offset"), "offset", x.dim());
   bool clamp = false;
-  if (const Value* c = ops::kwarg(a, "clamp")) clamp = ops::bool_value("slice", *c, "clamp");
+  if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
   check_window("slice", x, offset, shape, clamp);
   std::vector<int64_t> valid = window_valid(x_v, offset, shape);
   for (size_t k = 0; k < shape.size(); ++k)  // cut at the end of the source (clamp)
     valid[k] = std::min(valid[k], x.size(static_cast<int64_t>(k)) - offset[k]);
-  valid = narrow_valid("slice", valid, ops::param(a, 3, "valid_shape"), shape);
-  const Value* pad = ops::kwarg(a, "pad_value");
+  valid = narrow_valid(a, valid, a.optional(3, "valid_shape"), shape);
+  const Value* pad = a.option("pad_value");
   bool overhang = false;
   for (size_t k = 0; k < shape.size(); ++k) overhang = overhang || offset[k] + shape[k] > x.size(static_cast<int64_t>(k));
   at::Tensor view;
   if (overhang || (pad && !is_full(valid, shape))) {
     // A window past the source end, or padding with a defined value: a snapshot tile.
     view = ops::new_tensor(a, shape, x.scalar_type());
-    copy_window(view, x, offset, valid, pad ? ops::pad_scalar("slice", *pad, x.scalar_type()) : c10::Scalar(int64_t(0)));
+    copy_window(view, x, offset, valid, pad ? ops::pad_scalar(a, *pad, x.scalar_type()) : c10::Scalar(int64_t(0)));
   } else {
     view = window_view(x, offset, shape);
   }
-  if (const Value* dd = ops::kwarg(a, "drop_dims")) {
-    std::vector<int64_t> drops = ops::int_list("slice", *dd, "drop_dims");
+  if (const Value* dd = a.option("drop_dims")) {
+    std::vector<int64_t> drops = a.as_int_list(*dd, "drop_dims");
     for (auto& ax : drops) ax = norm_axis("slice", ax, static_cast<int64_t>(shape.size()), "drop_dims axis");
     std::sort(drops.begin(), drops.end());
     drops.erase(std::unique(drops.begin(), drops.end()), drops.end());
@@ -171,9 +175,9 @@ std::vector<int64_t> reshape_valid(const Value& x_v, const std::vector<int64_t>&
 }
 
 Value reshape(const OpArgs& a, Dest&) {
-  const Value& x_v = ops::tensor_value("reshape", ops::required("reshape", a, 0, "input"), "input");
+  const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
-  std::vector<int64_t> shape = ops::int_list("reshape", ops::required("reshape", a, 1, "shape"), "shape");
+  std::vector<int64_t> shape = a.as_int_list(a.required(1, "shape"), "shape");
   int64_t known = 1, infer = -1;
   for (size_t k = 0; k < shape.size(); ++k) {
     if (shape[k] == -1 && infer < 0) infer = static_cast<int64_t>(k);
@@ -197,10 +201,10 @@ Value reshape(const OpArgs& a, Dest&) {
 }
 
 Value transpose(const OpArgs& a, Dest&) {
-  const Value& x_v = ops::tensor_value("transpose", ops::required("transpose", a, 0, "input"), "input");
+  const Value& x_v = a.tensor(0, "input");
   const int64_t rank = x_v.tensor.dim();
-  const int64_t a1 = norm_axis("transpose", ops::int_value("transpose", ops::required("transpose", a, 1, "axis1"), "axis1"), rank, "axis1");
-  const int64_t a2 = norm_axis("transpose", ops::int_value("transpose", ops::required("transpose", a, 2, "axis2"), "axis2"), rank, "axis2");
+  const int64_t a1 = norm_axis("transpose", a.as_int(a.required(1, "axis1"), "axis1"), rank, "axis1");
+  const int64_t a2 = norm_axis("transpose", a.as_int(a.required(2, "axis2"), "axis2"), rank, "axis2");
   if (a1 == a2) throw KernelError("pl.transpose: axis1 and axis2 must differ, both are " + std::to_string(a1));
   std::vector<int64_t> valid = x_v.valid;
   if (!valid.empty()) std::swap(valid[static_cast<size_t>(a1)], valid[static_cast<size_t>(a2)]);
@@ -208,8 +212,8 @@ Value transpose(const OpArgs& a, Dest&) {
 }
 
 Value concat(const OpArgs& a, Dest& d) {
-  const Value& a_v = ops::tensor_value("concat", ops::required("concat", a, 0, "src0"), "src0");
-  const Value& b_v = ops::tensor_value("concat", ops::required("concat", a, 1, "src1"), "src1");
+  const Value& a_v = a.tensor(0, "src0");
+  const Value& b_v = a.tensor(1, "src1");
   const at::Tensor& x = a_v.tensor;
   const at::Tensor& y = b_v.tensor;
   ops::check_same_dtype("concat", x, "src0", y, "src1");
@@ -235,16 +239,16 @@ Value concat(const OpArgs& a, Dest& d) {
 // pl.load(tensor, offsets, shapes, valid_shape=None, *, target_memory, clamp): a copy of the
 // window in a new tile; the padding outside the valid region is zero.
 Value load(const OpArgs& a, Dest& d) {
-  const Value& x_v = ops::tensor_value("load", ops::required("load", a, 0, "tensor"), "tensor");
+  const Value& x_v = a.tensor(0, "tensor");
   const at::Tensor& x = x_v.tensor;
-  std::vector<int64_t> offset = fixed_rank_list("load", ops::required("load", a, 1, "offsets"), "offsets", x.dim());
-  std::vector<int64_t> shape = fixed_rank_list("load", ops::required("load", a, 2, "shapes"), "shapes", x.dim());
+  std::vector<int64_t> offset = fixed_rank_list(a, a.required(1, "offsets"), "offsets", x.dim());
+  std::vector<int64_t> shape = fixed_rank_list(a, a.required(2, "shapes"), "shapes", x.dim());
   bool clamp = false;
-  if (const Value* c = ops::kwarg(a, "clamp")) clamp = ops::bool_value("load", *c, "clamp");
+  if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
   check_window("load", x, offset, shape, clamp);
   std::vector<int64_t> valid = window_valid(x_v, offset, shape);
   for (size_t k = 0; k < shape.size(); ++k) valid[k] = std::min(valid[k], x.size(static_cast<int64_t>(k)) - offset[k]);
-  valid = narrow_valid("load", valid, ops::param(a, 3, "valid_shape"), shape);
+  valid = narrow_valid(a, valid, a.optional(3, "valid_shape"), shape);
   const bool full = is_full(valid, shape);
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
@@ -256,13 +260,13 @@ std::mutex& atomic_lock(const void* storage) {
   return locks[(reinterpret_cast<uintptr_t>(storage) >> 6) % 64];
 }
 
-bool atomic_add(const char* op, const OpArgs& a) {
-  const Value* v = ops::kwarg(a, "atomic");
+bool atomic_add(const OpArgs& a) {
+  const Value* v = a.option("atomic");
   if (!v) return false;
-  std::string m = ops::enum_member(op, *v, "AtomicType");
+  std::string m = a.as_enum_member(*v, "AtomicType");
   if (m == "Add") return true;
   if (m == "None_" || m == "None") return false;
-  throw KernelError(std::string("pl.") + op + ": atomic must be pl.AtomicType.None_ or pl.AtomicType.Add, got " + m);
+  throw KernelError(std::string("pl.") + a.op + ": atomic must be pl.AtomicType.None_ or pl.AtomicType.Add, got " + m);
 }
 
 // Writes `src`'s valid region (cut to `limit` when given) into `target` at `offset`.
@@ -310,30 +314,30 @@ void write_region(const char* op, const Value& src_v, const at::Tensor& target, 
 
 // pl.store(tile, offsets, output_tensor, shapes=None, *, atomic): returns output_tensor.
 Value store(const OpArgs& a) {
-  const Value& tile = ops::tensor_value("store", ops::required("store", a, 0, "tile"), "tile");
-  const Value& out = ops::tensor_value("store", ops::required("store", a, 2, "output_tensor"), "output_tensor");
+  const Value& tile = a.tensor(0, "tile");
+  const Value& out = a.tensor(2, "output_tensor");
   std::vector<int64_t> offset =
-      fixed_rank_list("store", ops::required("store", a, 1, "offsets"), "offsets", out.tensor.dim());
+      fixed_rank_list(a, a.required(1, "offsets"), "offsets", out.tensor.dim());
   std::vector<int64_t> shapes;
-  const Value* s = ops::param(a, 3, "shapes");
-  if (s) shapes = ops::int_list("store", *s, "shapes");
-  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add("store", a));
+  const Value* s = a.optional(3, "shapes");
+  if (s) shapes = a.as_int_list(*s, "shapes");
+  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add(a));
   return out;
 }
 
 // pl.assemble(target, source, offset, *, atomic): returns target.
 Value assemble(const OpArgs& a) {
-  const Value& target = ops::tensor_value("assemble", ops::required("assemble", a, 0, "target"), "target");
-  const Value& source = ops::tensor_value("assemble", ops::required("assemble", a, 1, "source"), "source");
+  const Value& target = a.tensor(0, "target");
+  const Value& source = a.tensor(1, "source");
   std::vector<int64_t> offset =
-      fixed_rank_list("assemble", ops::required("assemble", a, 2, "offset"), "offset", target.tensor.dim());
-  write_region("assemble", source, target.tensor, offset, nullptr, atomic_add("assemble", a));
+      fixed_rank_list(a, a.required(2, "offset"), "offset", target.tensor.dim());
+  write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a));
   return target;
 }
 
 // pl.move(tile, target_memory): memory spaces have no functional effect.
 Value move(const OpArgs& a) {
-  return ops::tensor_value("move", ops::required("move", a, 0, "tile"), "tile");
+  return a.tensor(0, "tile");
 }
 
 }  // namespace
