@@ -1,4 +1,4 @@
-// Host tensors made from TensorSpec.init_value (rules in the seed contract).
+// Host tensors made from TensorSpec.init_value (the rules are README's "Specs" section).
 #pragma once
 
 #include "run/native_spec.h"

@@ -18,7 +18,7 @@ struct ValidationReport {
   std::string error;  // "Output(s) does not match golden: ['y']\n<details>" when failed
 };
 
-// compare_fn maps output names to Python comparators (called with the §4.1 protocol);
+// compare_fn maps output names to Python comparators (called as README's compare_fn describes);
 // other outputs use the native allclose gate. Prints one line per output.
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs,
                                   const std::vector<at::Tensor>& host_tensors,

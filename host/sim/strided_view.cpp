@@ -3,6 +3,8 @@
 #include <c10/core/TensorImpl.h>
 #include <c10/util/SmallVector.h>
 
+#include <vector>
+
 namespace pypto_golden::sim {
 
 at::Tensor strided_view(const at::Tensor& base, at::IntArrayRef sizes, at::IntArrayRef strides,
@@ -28,8 +30,10 @@ at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntAr
 }
 
 at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent) {
-  c10::SmallVector<int64_t, 6> zeros(extent.size(), 0);
-  return window_view(base, zeros, extent);
+  // Offsets of zero for any rank ATen has, without building a vector per call.
+  static constexpr int64_t kZeros[64] = {};
+  if (extent.size() <= 64) return window_view(base, c10::IntArrayRef(kZeros, extent.size()), extent);
+  return window_view(base, std::vector<int64_t>(extent.size(), 0), extent);
 }
 
 bool shares_memory(const at::Tensor& a, const at::Tensor& b) {

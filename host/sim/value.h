@@ -23,7 +23,7 @@ struct Value {
   std::shared_ptr<const std::string> str;
   std::shared_ptr<const std::vector<Value>> items;
   // Tensors only: the valid region, one extent per axis, anchored at the origin
-  // (pl-subset §1.3). Empty = the whole tensor is valid (the common case, free to copy).
+  // (see host/sim/IR.md). Empty = the whole tensor is valid (the common case, free to copy).
   std::vector<int64_t> valid;
 
   static Value none() { return Value{}; }

@@ -1,5 +1,5 @@
 // Subscript windows: x[a:b, i] as a bounds-checked view of a device tensor, and writes of a
-// value into such a window (only the value's valid region is written, pl-subset §1.3).
+// value into such a window (only the value's valid region is written).
 #pragma once
 
 #include "sim/nodes.h"

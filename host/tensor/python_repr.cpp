@@ -27,7 +27,7 @@ std::string python_float_repr(double value) {
     // Python's repr switches to exponent form outside this window.
     out = digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);
-    char ebuf[8];
+    char ebuf[16];
     int exp10 = decpt - 1;
     std::snprintf(ebuf, sizeof ebuf, "e%c%02d", exp10 < 0 ? '-' : '+', std::abs(exp10));
     out += ebuf;

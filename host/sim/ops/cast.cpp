@@ -1,4 +1,4 @@
-// pl.cast(x, target_type, mode="round") (pl-subset §2.7), on tensors and scalars.
+// pl.cast(x, target_type, mode="round"), on tensors and scalars.
 // Modes (by name or code): none=0 rint=1 round=2 floor=3 ceil=4 trunc=5 odd=6.
 //   rint: nearest, ties to even; round: nearest, ties away from zero; floor / ceil / trunc:
 //   toward -inf / +inf / zero; odd: round to odd (the neighbour whose last bit is 1);

@@ -1,4 +1,4 @@
-// Creation ops (pl-subset §2.1): create_tensor, full (also pl.tile.full), create_tile, arange.
+// Creation ops: create_tensor, full (also pl.tile.full), create_tile, arange.
 // Created tensors live in device memory.
 #include "sim/kernel_error.h"
 #include "sim/ops/op_result.h"

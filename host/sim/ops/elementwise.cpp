@@ -1,4 +1,4 @@
-// Elementwise ops (pl-subset §2.4). Results keep the dtype of the first (tensor) operand:
+// Elementwise ops. Results keep the dtype of the first (tensor) operand:
 // the hardware has no implicit promotion, so mixed dtypes are a kernel error rather than a
 // silent upcast. A scalar right-hand side selects the scalar form (adds, muls, ...).
 #include "sim/kernel_error.h"

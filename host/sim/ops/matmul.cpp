@@ -1,4 +1,4 @@
-// The matmul family (pl-subset §2.6). Float operands accumulate in FP32, integer operands in
+// The matmul family. Float operands accumulate in FP32, integer operands in
 // INT32, then the result converts to its dtype (out_dtype, else the operands' dtype).
 // matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
 #include "sim/kernel_error.h"

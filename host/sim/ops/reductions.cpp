@@ -1,4 +1,4 @@
-// Reductions and broadcasts (pl-subset §2.5). Reductions run over the full physical tile
+// Reductions and broadcasts. Reductions run over the full physical tile
 // (the padding of a partial valid region participates, as on hardware) and keep the reduced
 // axis as 1; row_expand_* takes a column vector [.., M, 1], col_expand_* a row vector [.., 1, N].
 #include "sim/kernel_error.h"

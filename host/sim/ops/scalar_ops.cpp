@@ -1,4 +1,4 @@
-// Scalar-level ops (pl-subset §2.3, §2.9): pl.min / pl.max of two scalars, pl.read /
+// Scalar-level ops: pl.min / pl.max of two scalars, pl.read /
 // pl.write of one tensor element, pl.tensor.dim (runtime extent). pl.cast of a scalar is in
 // cast.cpp.
 #include "sim/kernel_error.h"

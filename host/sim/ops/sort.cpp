@@ -1,4 +1,4 @@
-// Sort family (pl-subset §2.8): sort32, mrgsort (format 1 and 2) and gather (mask and index
+// Sort family: sort32, mrgsort (format 1 and 2) and gather (mask and index
 // forms). Sorted data is a row of interleaved (value, index) pairs in FP32 memory: the index
 // lane holds the raw 32-bit pattern of the UINT32 index. Sorting is descending and stable
 // (ties keep the lower position / the earlier run first); NaN sorts before every number.

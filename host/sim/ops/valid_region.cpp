@@ -1,4 +1,4 @@
-// Valid regions (pl-subset §1.3, §2.3): set_validshape changes the metadata only; fillpad
+// Valid regions (host/sim/IR.md): set_validshape changes the metadata only; fillpad
 // returns a fully valid copy whose padding holds zero / the dtype's max / min.
 #include "sim/kernel_error.h"
 #include "sim/ops/op_result.h"

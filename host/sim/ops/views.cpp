@@ -1,4 +1,4 @@
-// Views and writes (pl-subset §2.2, §2.3): slice, reshape, transpose (zero-copy views that
+// Views and writes: slice, reshape, transpose (zero-copy views that
 // carry the valid region), concat, load (a copy into a new tile), store / assemble (write a
 // value's valid region into a tensor in place, optionally as an atomic add) and move.
 #include "sim/kernel_error.h"
@@ -128,7 +128,7 @@ Value slice(const OpArgs& a, Dest&) {
   return Value::from_tensor(view, std::move(valid));
 }
 
-// The new valid box of a reshape (pl-subset §2.3): fully valid stays fully valid; a valid
+// The new valid box of a reshape: fully valid stays fully valid; a valid
 // region that is a flat prefix of the buffer maps to the box of the new shape covering the
 // same cells; anything else is rejected.
 std::vector<int64_t> reshape_valid(const Value& x_v, const std::vector<int64_t>& shape) {
