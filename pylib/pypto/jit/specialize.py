@@ -5,11 +5,10 @@ pl.RUNTIME (pl-subset §4.2, harness-reference §5.6)."""
 import math
 
 from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
+from pypto.compiler.ir_nodes import fits_int64
 from pypto.compiler.kernel_source import MISSING
 from pypto.language import dtypes
 from pypto.language.types import RUNTIME, DynVar
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 class BoundParam:
@@ -67,7 +66,7 @@ def _scalar_value(kernel, decl, dtype, value):
         raise kernel.error(decl.line, "%s needs an int, got %r" % (where, value),
                            KernelArgumentError)
     value = int(value)
-    if not _INT64_MIN <= value <= _INT64_MAX:
+    if not fits_int64(value):
         raise kernel.error(decl.line, "%s: %d does not fit in 64 bits" % (where, value),
                            KernelArgumentMismatchError)
     return value

@@ -22,7 +22,7 @@ _UNARY = _op(("input",))
 _UNARY_HP = _op(("input",), keywords=("high_precision",))
 _ROW_REDUCE = _op(("input", "tmp_tile"), 1)
 
-# Runtime ops: become {"e": "call", "op": name, ...} in the IR.
+# Runtime ops: each becomes an IR `call` node (host/sim/IR.md) with `op` = its name.
 OPS = {
     # Elementwise (pl-subset §2.4): a scalar rhs selects the scalar form.
     "add": _BINARY,
