@@ -217,16 +217,8 @@ class SpliceMixin:
                 scope.names[p] = slot
                 self.set_ty(slot, ir, ty)
                 pre.append(ir_nodes.assign(caller_line, slot, ir))
-        saved = (self.scope, self.incore, self.yields)
-        self.scope, self.yields = scope, [("function",)]
-        if callee.kind in INCORE_KINDS:
-            self.incore += 1
-        self.active.append(kernel)
-        try:
+        with self.region(scope=scope, incore=callee.kind in INCORE_KINDS, splicing=kernel):
             body = self.block(kernel.func.body)
-        finally:
-            self.active.pop()
-            self.scope, self.incore, self.yields = saved
         if callee.kind in INCORE_KINDS:  # one InCore task, as if written in a pl.at
             body = [ir_nodes.at(caller_line, callee.name, body)]
         self.pending.extend(pre)
@@ -240,12 +232,8 @@ class SpliceMixin:
                 Ty("tuple", items=tuple(p[1] for p in pairs)))
 
     def _fold_default(self, kernel, value):
-        saved = self.scope
-        self.scope = Scope(kernel)
-        try:
+        with self.region(scope=Scope(kernel)):
             return self.fold(kernel.func, value)
-        finally:
-            self.scope = saved
 
     def _callee_return(self, node, plan, pairs):
         if plan.mode == "discard":

@@ -3,6 +3,7 @@ helpers are spliced by splice.SpliceMixin."""
 
 import ast
 import builtins
+import contextlib
 
 from pypto.compiler import ir_nodes, tys
 from pypto.compiler.expressions import ExprTranslator
@@ -78,13 +79,37 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                 self.env[i] = tys.scalar(p.dtype)
             else:
                 self.env[i] = tys.scalar(p.dtype, self.scalar_const(p))
-        self.incore = 1 if kind in INCORE_KINDS else 0
+        # State of the regions being translated; only region() changes it.
+        self.incore = 1 if kind in INCORE_KINDS else 0  # depth of InCore regions
         self.spmd = []             # (block index IR, block count IR) of enclosing pl.spmd
-        self.yields = [("function",)]
-        self.pending = []          # statements of calls spliced inside an expression
+        self.yields = [("function",)]  # what a pl.yield_ assigns, innermost last
         self.active = [kernel]     # functions being spliced (recursion check)
+        self.pending = []          # statements of calls spliced inside an expression
         self.splices = {}          # callee name -> times spliced (slot prefixes)
         self.num_returns = None    # set by the entry's first `return`
+
+    @contextlib.contextmanager
+    def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None):
+        """Translate a nested region: a loop or if body (`yields`: the ("loop", carry) /
+        ("plain",) / ("if",) context of its pl.yield_), an InCore region (`incore`), a
+        pl.spmd body (`spmd`: its (block index, block count)) or a spliced function
+        (`scope`: its names, with a yield context of its own; `splicing`: its kernel). All
+        of this state is as before once the region is left, also when it failed."""
+        saved = (self.scope, self.yields, self.incore, self.spmd, self.active)
+        if scope is not None:
+            self.scope = scope
+            yields = yields or ("function",)
+        if yields is not None:
+            self.yields = self.yields + [yields]
+        self.incore += 1 if incore else 0
+        if spmd is not None:
+            self.spmd = self.spmd + [spmd]
+        if splicing is not None:
+            self.active = self.active + [splicing]
+        try:
+            yield
+        finally:
+            self.scope, self.yields, self.incore, self.spmd, self.active = saved
 
     @staticmethod
     def scalar_const(param):
@@ -355,17 +380,10 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                 if slot is not None and slot in self.env:
                     self.env[slot] = self.env[slot].replace(stable=False)
         self.env[var] = tys.scalar(INDEX)
-        self.yields.append(("loop", carry) if carry is not None else ("plain",))
-        if kind == "spmd":
-            self.spmd.append((ir_nodes.var(var), spmd_num))
-            self.incore += 1
-        try:
+        spmd = (ir_nodes.var(var), spmd_num) if kind == "spmd" else None
+        with self.region(yields=("loop", carry) if carry is not None else ("plain",),
+                         incore=spmd is not None, spmd=spmd):
             body = self.block(stmts)
-        finally:
-            self.yields.pop()
-            if kind == "spmd":
-                self.spmd.pop()
-                self.incore -= 1
         if kind in _SEQUENTIAL:
             self.env = _join_env(before, self.env)
         else:
@@ -490,11 +508,8 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         if "level" in keywords and not isinstance(self._static(keywords["level"]), Level):
             raise self.error(node, "%s: level must be a pl.Level member, got '%s'"
                              % (label, self.text(keywords["level"])))
-        self.incore += 1
-        try:
+        with self.region(incore=True):
             body = self.block(node.body)
-        finally:
-            self.incore -= 1
         return ir_nodes.at(self.stmt_line(node), name, body)
 
     def _static(self, node):
@@ -507,8 +522,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
     def _s_If(self, node):
         cond, _ = self.texpr(node.test)
         truth = tys.truth(cond)
-        self.yields.append(("if",))
-        try:
+        with self.region(yields=("if",)):
             if truth is not None:  # a compile-time condition: only the branch taken
                 return self.block(node.body if truth else node.orelse)
             before = dict(self.env)
@@ -516,8 +530,6 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             then_env, self.env = self.env, before
             orelse = self.block(node.orelse)
             self.env = _join_env(then_env, self.env)
-        finally:
-            self.yields.pop()
         return [ir_nodes.if_(self.stmt_line(node), cond, then, orelse)]
 
     def _s_Return(self, node):
