@@ -1,5 +1,6 @@
 """How compile errors read: `<file>:<line>: <detail>`, then the source line and carets under
-the construct, as a Python traceback shows them."""
+the construct, as a Python traceback shows them; and the frontend's error boundary, which
+turns a bug of the frontend into a located "internal error"."""
 
 import textwrap
 
@@ -7,7 +8,9 @@ import pytest
 import torch
 
 from pypto.compiler.errors import KernelCompileError
-from test_frontend import builds, load  # noqa: F401  (fixture)
+from pypto.compiler.expressions import ExprTranslator
+from pypto.compiler.statements import FunctionTranslator
+from test_frontend import builds, first_line, line_of, load  # noqa: F401  (fixture)
 
 HEAD = """\
 import pypto.language as pl
@@ -103,3 +106,50 @@ def test_an_error_known_only_by_line_is_the_first_line_alone(tmp_path, builds):
         mod.k.compile(torch.zeros(4), torch.zeros(8))
     assert str(info.value) == ("%s:5: parameter 'x': annotated shape [8] but the tensor passed "
                                "has shape [4]" % path)
+
+
+# ---------------------------------------------------------------- the error boundary
+
+def test_a_frontend_bug_in_an_expression_is_a_located_internal_error(tmp_path, builds,
+                                                                      monkeypatch):
+    bug = RuntimeError("boom")
+
+    def broken(self, node):
+        raise bug
+
+    monkeypatch.setattr(ExprTranslator, "_e_Compare", broken)
+    err, path, src = compile_error(tmp_path, """\
+        with pl.at(level=pl.Level.CORE_GROUP):
+            y[0:8] = pl.add(x, x[0] > 0)
+        return y
+        """)
+    assert str(err) == (
+        "%s:7: internal error in the frontend while translating this expression: "
+        "RuntimeError: boom\n"
+        "    y[0:8] = pl.add(x, x[0] > 0)\n"
+        "                       ^^^^^^^^" % path)
+    assert (err.line, err.column) == (7, 27)
+    assert err.__cause__ is bug
+    assert type(err) is KernelCompileError
+
+
+def test_a_frontend_bug_in_a_statement_is_a_located_internal_error(tmp_path, builds,
+                                                                   monkeypatch):
+    monkeypatch.setattr(FunctionTranslator, "_s_Return",
+                        lambda self, node: {}["no such key"])
+    err, path, src = compile_error(tmp_path, "return y\n")
+    assert first_line(err) == ("%s:6: internal error in the frontend while translating this "
+                               "statement: KeyError: 'no such key'" % path)
+    assert str(err).split("\n")[1:] == ["    return y", "    ^^^^^^^^"]
+    assert isinstance(err.__cause__, KeyError)
+
+
+def test_compile_errors_pass_the_boundary_unchanged(tmp_path, builds, monkeypatch):
+    raised = KernelCompileError("/elsewhere.py", 1, "from deep inside")
+
+    def deep(self, node):
+        raise raised
+
+    monkeypatch.setattr(ExprTranslator, "_e_BinOp", deep)
+    err, _, _ = compile_error(tmp_path, "t = x + 1\nreturn y\n")
+    assert err is raised and err.__cause__ is None

@@ -9,6 +9,7 @@ import math
 import sys
 
 from pypto.compiler import ir_nodes, tys
+from pypto.compiler.errors import KernelCompileError
 from pypto.compiler.ir_nodes import const, is_const, is_pure
 from pypto.compiler.kernel_source import MISSING
 from pypto.compiler.syntax_names import unsupported
@@ -163,12 +164,29 @@ class ExprTranslator:
         return self.error(node, "'%s' is not defined" % self.text(node))
 
     # -- dispatch -----------------------------------------------------------------------
-    def texpr(self, node):
-        """(IR, Ty) of an expression."""
-        method = getattr(self, "_e_" + type(node).__name__, None)
+    def visit(self, node, prefix):
+        """Translate one AST node with the method named prefix + its type (`_e_` for an
+        expression, `_s_` for a statement). The frontend's one error boundary: any other
+        exception than a KernelCompileError is a bug of the frontend, and becomes a
+        KernelCompileError at the innermost node being translated (the exception chained),
+        so that it still points at the kernel source."""
+        method = getattr(self, prefix + type(node).__name__, None)
         if method is None:
             raise self.error(node, unsupported(node))
-        return method(node)
+        try:
+            return method(node)
+        except KernelCompileError:
+            raise
+        except Exception as exc:
+            if not hasattr(node, "lineno"):  # a node the frontend made: its parent says where
+                raise
+            what = "statement" if prefix == "_s_" else "expression"
+            raise self.error(node, "internal error in the frontend while translating this %s: "
+                             "%s: %s" % (what, type(exc).__name__, exc)) from exc
+
+    def texpr(self, node):
+        """(IR, Ty) of an expression."""
+        return self.visit(node, "_e_")
 
     def expr(self, node):
         return self.texpr(node)[0]

@@ -10,7 +10,6 @@ from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
 from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
-from pypto.compiler.syntax_names import unsupported
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs
 from pypto.language.dtypes import INDEX
@@ -137,12 +136,9 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
     def block(self, stmts):
         out = []
         for node in stmts:
-            method = getattr(self, "_s_" + type(node).__name__, None)
-            if method is None:
-                raise self.error(node, unsupported(node))
             saved, self.pending = self.pending, []
             try:
-                result = method(node)
+                result = self.visit(node, "_s_")
             finally:
                 spliced, self.pending = self.pending, saved
             out.extend(spliced)
