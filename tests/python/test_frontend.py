@@ -828,6 +828,31 @@ def test_a_name_rebound_in_a_parallel_body_and_read_after_it_is_a_compile_error(
         "into a tensor" % (path, line_of(src, "y[:, :] = acc"), label, line_of(src, header)))
 
 
+def test_an_augmented_assignment_after_a_parallel_body_that_rebinds_the_name(tmp_path, builds):
+    src = textwrap.dedent("""\
+        import pypto.language as pl
+
+
+        @pl.jit
+        def k(x: pl.Tensor[[32, 8], pl.FP32], y: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):
+            n = 0
+            for i in pl.parallel(0, 32, 8):
+                n = n + 1
+            n += 1
+            return y
+        """)
+    mod, path = load(tmp_path, src)
+    with pytest.raises(KernelCompileError) as info:
+        mod.k.compile(torch.zeros(32, 8), torch.zeros(8, 8))
+    assert str(info.value) == (
+        "%s:9: 'n' was rebound inside the pl.parallel() body at line 7, whose iterations run "
+        "independently and carry no value out of the loop, so here it still holds its value "
+        "from before the loop; to carry it, use pl.range(..., init_values=(n,)) with pl.yield_, "
+        "or write the result into a tensor\n"
+        "    n += 1\n"
+        "    ^" % path)
+
+
 def test_a_name_rebound_in_a_parallel_body_may_be_assigned_again_after_it(tmp_path, builds):
     mod, _ = load(tmp_path, """\
         import pypto.language as pl

@@ -179,7 +179,9 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         if not isinstance(node.target, ast.Name):
             raise self.error(node, "augmented assignment to '%s' is not supported; only to a "
                              "plain name" % self.text(node.target))
-        value = ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op,
+        # `t += v` reads `t` first: the read is at the target (errors about it point there).
+        read = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+        value = ast.BinOp(left=read, op=node.op,
                           right=node.value, lineno=node.lineno, col_offset=node.col_offset,
                           end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)
         ir, ty = self.texpr(value)
