@@ -1,7 +1,7 @@
 """The Python surface of `golden`: golden CPU threads, TensorSpec / ScalarSpec validation,
 RunResult formatting, config normalisation and the argument checks of golden.run that
-return or raise before the native core runs. Exact texts come from the harness
-reference (§1, §2.1, §2.3, §3.12) and the golden harness page."""
+return or raise before the native core runs. Texts are pinned exactly: they are the
+messages a user sees (README "Specs", "golden.run" and "Errors")."""
 
 import os
 import subprocess

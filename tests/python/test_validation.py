@@ -15,7 +15,8 @@ CTX = dict(actual_outputs={}, expected_outputs={}, inputs={}, rtol=1e-5, atol=1e
 
 
 # ---------------------------------------------------------------------------------------------
-# Models of the rules (§4.2-§4.6), written with torch ops, to check the native gates against.
+# Models of the gates' rules (README "Validation gates"), written with torch ops, to check the
+# native gates against.
 
 
 def _nonfinite(a, e):

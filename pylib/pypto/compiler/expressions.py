@@ -27,8 +27,9 @@ _OP_SYMBOLS = {ast.Pow: "**", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">
                ast.FloorDiv: "//", ast.Mod: "%"}
 _TENSOR_BINOPS = ("add", "sub", "mul", "truediv")  # the simulator's tensor operators
 
-# The orchestration plane (outside pl.at / pl.spmd / @pl.jit.incore) accepts only these
-# tensor ops (pl-subset §1.1); any other op on a tensor there is a compile error.
+# The orchestration plane (outside pl.at / pl.spmd / @pl.jit.incore) only creates, views and
+# moves tensors, as on the device, where compute runs in InCore tasks: these tensor ops;
+# any other op on a tensor there is a compile error.
 ORCHESTRATION_OPS = ("create_tensor", "read", "write", "slice", "reshape", "transpose",
                      "view", "reinterpret_view", "dim", "assemble")
 _ORCHESTRATION_TEXT = ("pl.create_tensor, pl.read, pl.write, pl.slice, pl.reshape, "

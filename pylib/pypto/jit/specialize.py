@@ -1,6 +1,7 @@
 """Binding the arguments of compile()/__call__ to the kernel parameters: sample mode (torch
-tensors given) or signature mode (shapes from annotations), scalar specialisation and
-pl.RUNTIME (pl-subset §4.2, harness-reference §5.6)."""
+tensors given: shapes and dtypes from them) or signature mode (no tensors: shapes from the
+annotations, scalars by keyword), scalar specialisation (a scalar's value is baked into
+the program) and pl.RUNTIME (the scalar stays a parameter read at dispatch)."""
 
 import math
 
