@@ -1,10 +1,8 @@
 """Every bad input ends with one clear message and a non-zero exit, never a crash."""
 
-import json
-
 import pytest
 
-from conftest import SAMPLES, clean_env, stage_lines
+from conftest import SAMPLES, clean_env
 from kernel_scripts import line_of, write_kernel_script
 
 
@@ -228,7 +226,8 @@ def test_golden_function_raising(host, tmp_path):
     script = write_kernel_script(
         tmp_path,
         prelude="",
-        main="def bad_golden(v):\n    raise KeyError('z')\n\nfinish(run(fn=add_kernel, specs=specs(), golden_fn=bad_golden))\n",
+        main="def bad_golden(v):\n    raise KeyError('z')\n\n"
+        "finish(run(fn=add_kernel, specs=specs(), golden_fn=bad_golden))\n",
     )
     proc = host(script)
     assert proc.returncode == 1

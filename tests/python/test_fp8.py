@@ -15,7 +15,7 @@ import pypto.language as pl
 from pypto.jit import KernelCompileError
 from pypto.language import dtypes
 
-from test_frontend import builds, first_line, line_of, load  # noqa: F401  (fixture)
+from test_frontend import first_line, line_of, load
 
 CAST_KERNEL = """\
 import pypto.language as pl

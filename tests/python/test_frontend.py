@@ -46,13 +46,6 @@ def hello_world(
 """
 
 
-@pytest.fixture
-def builds(tmp_path, monkeypatch):
-    root = tmp_path / "builds"
-    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(root))
-    return root
-
-
 def load(tmp_path, source, name="kernel"):
     """Write `source` to a file and import it; returns (module, absolute path)."""
     path = tmp_path / ("%s_%d.py" % (name, next(_module_ids)))

@@ -15,7 +15,7 @@ from pypto.compiler import ir_text
 from pypto.jit import KernelArgumentMismatchError, KernelCompileError, Program
 from pypto.language import op_table
 from pypto.runtime import RunConfig
-from test_frontend import add, builds, c, first_line, line_of, load, var  # noqa: F401  (fixture)
+from test_frontend import add, c, first_line, line_of, load, var
 
 NONE = c("none", None)
 

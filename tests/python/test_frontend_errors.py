@@ -10,7 +10,7 @@ import torch
 from pypto.compiler.errors import KernelCompileError
 from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.statements import FunctionTranslator
-from test_frontend import builds, first_line, line_of, load  # noqa: F401  (fixture)
+from test_frontend import first_line, load
 
 HEAD = """\
 import pypto.language as pl

@@ -477,7 +477,8 @@ def test_exception_hierarchy():
 
 @pytest.mark.parametrize(
     "name",
-    ["SpecError", "KernelError", "ArtifactError", "ProgramError", "DeviceUnavailableError", "ArgumentError", "GoldenError"],
+    ["SpecError", "KernelError", "ArtifactError", "ProgramError", "DeviceUnavailableError", "ArgumentError",
+     "GoldenError"],
 )
 def test_exceptions_exported_from_golden(name):
     cls = getattr(golden, name)
