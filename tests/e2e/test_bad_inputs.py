@@ -237,6 +237,21 @@ def test_golden_function_raising(host, tmp_path):
     assert last_line(proc.stderr) == "KeyError: 'z'"
 
 
+def test_kernel_compile_error_shows_the_source_line_and_a_caret(host, tmp_path):
+    script = write_kernel_script(tmp_path)
+    script.write_text(script.read_text().replace("pl.add(x[r : r + 16, :], a)", "x[r : r + 16, :] ** a"))
+    proc = host(script)
+    assert proc.returncode == 1
+    assert "[RUN] compile failed" in proc.stdout
+    line = line_of(script, "** a")
+    assert proc.stderr.splitlines()[-3:] == [
+        f"pypto.compiler.errors.KernelCompileError: {script}:{line}: "
+        "operator '**' is not supported in a kernel",
+        "    y[r : r + 16, :] = x[r : r + 16, :] ** a",
+        "                       ^^^^^^^^^^^^^^^^^^^^^",
+    ]
+
+
 def test_kernel_slice_outside_its_tensor(host, tmp_path):
     # Row steps of 20 with 16-row tiles: the last step, r = 60, covers rows 60..75 of 64.
     # The write target is resolved first, so the message names y's window.
