@@ -9,6 +9,7 @@
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/kernel_error.h"
+#include "sim/ops/op_table.h"
 #include "sim/program_loader.h"
 #include "snapshot/tensor_file.h"
 #include "validate/allclose.h"
@@ -122,6 +123,21 @@ void set_intraop_threads(int threads) {
   omp_set_num_threads(threads);
 }
 
+// The simulator's op table as data, so that a test can hold the frontend's table
+// (pylib/pypto/language/op_table.py) against it.
+py::list op_table() {
+  py::list ops;
+  for (const auto& def : sim::op_table().all()) {
+    py::dict op;
+    op["name"] = def.name;
+    op["min_args"] = def.min_args;
+    op["max_args"] = def.max_args;
+    op["keywords"] = def.keywords;
+    ops.append(op);
+  }
+  return ops;
+}
+
 }  // namespace
 
 void define_module(py::module_& m) {
@@ -186,6 +202,9 @@ void define_module(py::module_& m) {
     if (o.runtime_dir) d["runtime_dir"] = *o.runtime_dir;
     return d;
   }, "Options from the pypto-golden command line that apply to every run() of the script.");
+  m.def("op_table", &op_table,
+        "The simulator's runtime ops, in registration order: [{name, min_args, max_args, keywords}], the "
+        "positional argument counts it accepts and its keyword names.");
   define_validation(m);
   m.attr("__version__") = PYPTO_GOLDEN_VERSION;
 }

@@ -56,6 +56,14 @@ def python3(tmp_path):
     return run
 
 
+@pytest.fixture
+def builds(tmp_path, monkeypatch):
+    """Builds of the test go to tmp_path/builds (PYPTO_PROG_BUILD_DIR); returns that path."""
+    root = tmp_path / "builds"
+    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(root))
+    return root
+
+
 def stage_lines(stdout):
     return [line for line in stdout.splitlines() if line.startswith("[RUN]")]
 

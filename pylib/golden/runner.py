@@ -67,7 +67,8 @@ def run(
     if compare_fn is not None and not isinstance(compare_fn, dict):
         raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
     if any(getattr(s, "is_resident", False) for s in specs or ()):
-        raise NotImplementedError("resident tensors (L3 distributed programs) are not supported by this pypto-golden yet")
+        raise NotImplementedError(
+            "resident tensors (L3 distributed programs) are not supported by this pypto-golden yet")
     passed, error, seconds, work_dir, bench = native.run(
         fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only),
         bool(save_data), runtime_dir, golden_data,

@@ -5,8 +5,8 @@ mean; never asserts on time.
 
 For every passing sample (samples/<name>.py: its @pl.jit kernel or @pl.program class,
 `build_specs()` and its `golden_*(values)` function), in one process like
-tests/bench/bench_host.py's dispatch(): median time of one simulator dispatch of the compiled kernel (upload, run, download) over
-the median time of its golden on the same inputs, at the sample's own size. Targets: each
+tests/bench/bench_host.py's dispatch(): median time of one simulator dispatch of the compiled kernel
+(upload, run, download) over the median time of its golden on the same inputs, at the sample's own size. Targets: each
 ratio <= 2.0 (matmul-dominated <= 1.5), geometric mean <= 1.2.
 
 The golden runs with the thread count a real run gives it (PYPTO_GOLDEN_NUM_THREADS,

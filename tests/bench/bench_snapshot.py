@@ -58,8 +58,10 @@ def main():
         assert torch.equal(native.load_tensor(str(pt)), t)
         gib = nbytes / (1 << 30)
         print(f"snapshot of {gib:.2f} GiB on {tmp}")
-        print(f"save: {gib / save:.2f} GiB/s vs cp {gib / cp_save:.2f} GiB/s, speed ratio {cp_save / save:.2f} (target >= 0.50)")
-        print(f"load: {gib / load:.2f} GiB/s vs cp {gib / cp_load:.2f} GiB/s, speed ratio {cp_load / load:.2f} (target >= 0.50)")
+        print(f"save: {gib / save:.2f} GiB/s vs cp {gib / cp_save:.2f} GiB/s, "
+              f"speed ratio {cp_save / save:.2f} (target >= 0.50)")
+        print(f"load: {gib / load:.2f} GiB/s vs cp {gib / cp_load:.2f} GiB/s, "
+              f"speed ratio {cp_load / load:.2f} (target >= 0.50)")
 
 
 if __name__ == "__main__":

@@ -120,7 +120,8 @@ def timings(mi, rounds):
     print(f"{'read both once (sum)':24s} {read * 1e3:7.1f} ms [{read_med * 1e3:.1f}]")
     for label in ("pass", "fail"):
         r = results[label]
-        print(f"{f'allclose ({label})':24s} {ms(r['allclose'])}   / read = {r['allclose'][0] / read:5.2f}  (target <= 3)")
+        print(f"{f'allclose ({label})':24s} {ms(r['allclose'])}"
+              f"   / read = {r['allclose'][0] / read:5.2f}  (target <= 3)")
         for gate in ("ratio_allclose", "ratio_reldiff"):
             print(f"{f'{gate} ({label})':24s} {ms(r[gate])}   / allclose = "
                   f"{r[gate][0] / r['allclose'][0]:5.2f}  (target <= 1.5)")

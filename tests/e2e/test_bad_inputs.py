@@ -1,10 +1,8 @@
 """Every bad input ends with one clear message and a non-zero exit, never a crash."""
 
-import json
-
 import pytest
 
-from conftest import SAMPLES, clean_env, stage_lines
+from conftest import SAMPLES, clean_env
 from kernel_scripts import line_of, write_kernel_script
 
 
@@ -228,7 +226,8 @@ def test_golden_function_raising(host, tmp_path):
     script = write_kernel_script(
         tmp_path,
         prelude="",
-        main="def bad_golden(v):\n    raise KeyError('z')\n\nfinish(run(fn=add_kernel, specs=specs(), golden_fn=bad_golden))\n",
+        main="def bad_golden(v):\n    raise KeyError('z')\n\n"
+        "finish(run(fn=add_kernel, specs=specs(), golden_fn=bad_golden))\n",
     )
     proc = host(script)
     assert proc.returncode == 1
@@ -236,6 +235,21 @@ def test_golden_function_raising(host, tmp_path):
     assert "[RUN] runtime ..." not in proc.stdout  # a broken golden never reaches the device
     assert f'line {line_of(script, "raise KeyError")}, in bad_golden' in proc.stderr
     assert last_line(proc.stderr) == "KeyError: 'z'"
+
+
+def test_kernel_compile_error_shows_the_source_line_and_a_caret(host, tmp_path):
+    script = write_kernel_script(tmp_path)
+    script.write_text(script.read_text().replace("pl.add(x[r : r + 16, :], a)", "x[r : r + 16, :] ** a"))
+    proc = host(script)
+    assert proc.returncode == 1
+    assert "[RUN] compile failed" in proc.stdout
+    line = line_of(script, "** a")
+    assert proc.stderr.splitlines()[-3:] == [
+        f"pypto.compiler.errors.KernelCompileError: {script}:{line}: "
+        "operator '**' is not supported in a kernel",
+        "    y[r : r + 16, :] = x[r : r + 16, :] ** a",
+        "                       ^^^^^^^^^^^^^^^^^^^^^",
+    ]
 
 
 def test_kernel_slice_outside_its_tensor(host, tmp_path):

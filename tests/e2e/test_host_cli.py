@@ -1,6 +1,5 @@
 """The pypto-golden command line: host options, sys.argv, exit statuses, gdb, install."""
 
-import os
 import re
 import shutil
 import signal
@@ -72,7 +71,8 @@ def test_script_imports_its_neighbours_and_our_golden(host, tmp_path):
     assert proc.stdout == f"42 {REPO / 'pylib' / 'golden' / '__init__.py'}\n"
 
 
-@pytest.mark.parametrize("option, env_value, expected", [(["--threads", "3"], None, "3"), ([], "5", "5"), ([], None, "16")])
+@pytest.mark.parametrize("option, env_value, expected",
+                         [(["--threads", "3"], None, "3"), ([], "5", "5"), ([], None, "16")])
 def test_golden_threads(host, tmp_path, option, env_value, expected):
     script = tmp_path / "threads.py"
     script.write_text("import golden, torch\nprint(torch.get_num_threads())\n")

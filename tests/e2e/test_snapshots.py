@@ -77,7 +77,7 @@ def test_compile_only(host, tmp_path):
     proc = host("--compile-only", HELLO)
     assert proc.returncode == 0
     lines = stage_lines(proc.stdout)
-    assert [l.split(" (")[0] for l in lines] == ["[RUN] compile ...", "[RUN] compile done", "[RUN] PASS"]
+    assert [line.split(" (")[0] for line in lines] == ["[RUN] compile ...", "[RUN] compile done", "[RUN] PASS"]
     (work,) = builds(tmp_path)
     assert (work / "compiled_meta.json").is_file() and not (work / "data").exists()
 
@@ -112,8 +112,10 @@ def test_every_missing_file_is_listed(host, saved):
 @pytest.mark.parametrize(
     "name, content, problem",
     [
-        ("in/x.pt", torch.zeros(1024, 256), "holds a torch.float32 tensor of shape (1024, 256), but spec 'x' is torch.float32 of shape (1024, 512)"),
-        ("out/y.pt", torch.zeros(1024, 512, dtype=torch.float16), "holds a torch.float16 tensor of shape (1024, 512), but spec 'y' is torch.float32 of shape (1024, 512)"),
+        ("in/x.pt", torch.zeros(1024, 256),
+         "holds a torch.float32 tensor of shape (1024, 256), but spec 'x' is torch.float32 of shape (1024, 512)"),
+        ("out/y.pt", torch.zeros(1024, 512, dtype=torch.float16),
+         "holds a torch.float16 tensor of shape (1024, 512), but spec 'y' is torch.float32 of shape (1024, 512)"),
         ("in/a.pt", torch.tensor([1.5, 2.5]), "must contain a 0-dim torch.Tensor, got (2,)"),
         ("in/a.pt", torch.tensor(1.5, dtype=torch.float64), "dtype mismatch: spec=torch.float32 cache=torch.float64"),
         ("in/x.pt", [1, 2], "must contain a torch.Tensor, got list"),

@@ -5,7 +5,7 @@ import os
 import subprocess
 import torch
 
-from conftest import EXT_DIR, HOST_BIN, PYTHON, REPO, clean_env
+from conftest import EXT_DIR, PYTHON, REPO, clean_env
 
 
 def _interpreter_facts(*argv):

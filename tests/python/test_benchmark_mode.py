@@ -50,7 +50,7 @@ def clean(tmp_path, monkeypatch):
 def bench_lines(out):
     lines = out.splitlines()
     start = lines.index("[RUN] benchmark ...")
-    end = next(i for i, l in enumerate(lines) if l.startswith("[RUN] benchmark done"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("[RUN] benchmark done"))
     return lines[start + 1 : end]
 
 
@@ -62,17 +62,17 @@ def test_benchmark_runs_between_runtime_and_validate(monkeypatch, capsys):
     # The InOut accumulator was dispatched 1 + 2 + 7 times, yet validation sees the first.
     assert result.passed, result.error
     out = capsys.readouterr().out
-    stages = [re.sub(r" \(.*", "", l) for l in out.splitlines() if re.match(r"\[RUN\] \w", l)]
+    stages = [re.sub(r" \(.*", "", line) for line in out.splitlines() if re.match(r"\[RUN\] \w", line)]
     assert stages == ["[RUN] compile ...", "[RUN] compile done", "[RUN] generate inputs ...",
                       "[RUN] generate inputs done", "[RUN] compute golden ...", "[RUN] compute golden done",
                       "[RUN] runtime ...", "[RUN] runtime done", "[RUN] benchmark ...", "[RUN] benchmark done",
                       "[RUN] validate ...", "[RUN] validate done", "[RUN] PASS"]
     lines = bench_lines(out)
     assert lines[0] == "[RUN]   effective_us unavailable: sim platform has no device timing"
-    assert re.fullmatch(r"\[RUN\]   host_us \(7 rounds\) min=\d+\.\d median=\d+\.\d mean=\d+\.\d max=\d+\.\d stdev=\d+\.\d",
-                        lines[1])
+    assert re.fullmatch(r"\[RUN\]   host_us \(7 rounds\) "
+                        r"min=\d+\.\d median=\d+\.\d mean=\d+\.\d max=\d+\.\d stdev=\d+\.\d", lines[1])
     assert len(lines) == 2
-    assert sum("effective_us" in l for l in out.splitlines()) == 1  # the CI grep sees one line
+    assert sum("effective_us" in line for line in out.splitlines()) == 1  # the CI grep sees one line
     b = result.bench
     assert isinstance(b, BenchStats) and b.metric == "host_us" and (b.rounds, b.warmup) == (7, 2)
     assert len(b.samples) == 7 and b.min <= b.median <= b.max and b.min == min(b.samples)
@@ -175,9 +175,12 @@ def test_replay_without_stepped_scalars_benchmarks(monkeypatch):
     "dtype, value, step, message",
     [
         (torch.int32, 1, 0.5, "ScalarSpec 'n' dtype=torch.int32 requires an int benchmark_step, got float"),
-        (torch.bool, True, 1, "ScalarSpec 'n': benchmark_step must be an int or float step for a numeric dtype, got int for torch.bool"),
-        (torch.float32, 1.0, True, "ScalarSpec 'n': benchmark_step must be an int or float step for a numeric dtype, got bool for torch.float32"),
-        (torch.float32, 1.0, "2", "ScalarSpec 'n' dtype=torch.float32 requires an int or float benchmark_step, got str"),
+        (torch.bool, True, 1,
+         "ScalarSpec 'n': benchmark_step must be an int or float step for a numeric dtype, got int for torch.bool"),
+        (torch.float32, 1.0, True,
+         "ScalarSpec 'n': benchmark_step must be an int or float step for a numeric dtype, got bool for torch.float32"),
+        (torch.float32, 1.0, "2",
+         "ScalarSpec 'n' dtype=torch.float32 requires an int or float benchmark_step, got str"),
     ],
 )
 def test_benchmark_step_is_validated(dtype, value, step, message):

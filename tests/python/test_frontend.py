@@ -46,13 +46,6 @@ def hello_world(
 """
 
 
-@pytest.fixture
-def builds(tmp_path, monkeypatch):
-    root = tmp_path / "builds"
-    monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(root))
-    return root
-
-
 def load(tmp_path, source, name="kernel"):
     """Write `source` to a file and import it; returns (module, absolute path)."""
     path = tmp_path / ("%s_%d.py" % (name, next(_module_ids)))
@@ -68,6 +61,11 @@ def line_of(source, text, nth=1):
     """1-based line of the nth line of `source` containing `text`."""
     hits = [i + 1 for i, line in enumerate(textwrap.dedent(source).splitlines()) if text in line]
     return hits[nth - 1]
+
+
+def first_line(exc):
+    """`<file>:<line>: <detail>` of a compile error: the line a source excerpt follows."""
+    return str(exc).split("\n")[0]
 
 
 def c(dtype, v):
@@ -548,9 +546,15 @@ def test_compile_errors(tmp_path, builds, body, marker, detail):
     with pytest.raises(KernelCompileError) as info:
         mod.k.compile(torch.zeros(8), torch.zeros(8))
     line = line_of(src, marker)
-    assert str(info.value) == "%s:%d: %s" % (path, line, detail)
+    assert first_line(info.value) == "%s:%d: %s" % (path, line, detail)
     assert (info.value.source_file, info.value.line, info.value.detail) == (path, line, detail)
     assert not isinstance(info.value, (TypeError, ValueError))
+    # Then the source line, as a traceback shows it, and carets under the construct.
+    text = src.splitlines()[line - 1]
+    indent = len(text) - len(text.lstrip())
+    source, caret = str(info.value).split("\n")[1:]
+    assert source == "    " + text.strip()
+    assert re.fullmatch(r" {%d}\^+" % (4 + info.value.column - indent), caret)
 
 
 def test_eager_call_of_a_placeholder_is_a_runtime_error():
@@ -601,7 +605,7 @@ def test_argument_errors(tmp_path, builds):
     for call, cls, line, detail in cases:
         with pytest.raises(cls) as info:
             call()
-        assert str(info.value) == "%s:%d: %s" % (path, line, detail)
+        assert first_line(info.value) == "%s:%d: %s" % (path, line, detail)
     # pypto-compatible exception types
     assert issubclass(KernelArgumentError, TypeError)
     assert issubclass(KernelArgumentMismatchError, ValueError)
@@ -641,7 +645,7 @@ def test_runtime_default_in_signature(tmp_path, builds):
     assert mod.k.compile(torch.zeros(4)).program["functions"][0]["params"][1]["runtime"] is True
     with pytest.raises(KernelArgumentError) as info:
         mod.k(torch.zeros(4))
-    assert str(info.value) == "%s:4: k() missing 1 required argument: 'n'" % path
+    assert first_line(info.value) == "%s:4: k() missing 1 required argument: 'n'" % path
 
 
 # ---------------------------------------------------------------- dispatch
@@ -810,11 +814,36 @@ def test_a_name_rebound_in_a_parallel_body_and_read_after_it_is_a_compile_error(
     mod, path = load(tmp_path, src)
     with pytest.raises(KernelCompileError) as info:
         mod.k.compile(torch.zeros(32, 8), torch.zeros(8, 8))
-    assert str(info.value) == (
+    assert first_line(info.value) == (
         "%s:%d: 'acc' was rebound inside the %s body at line %d, whose iterations run independently "
         "and carry no value out of the loop, so here it still holds its value from before the loop; "
         "to carry it, use pl.range(..., init_values=(acc,)) with pl.yield_, or write the result "
         "into a tensor" % (path, line_of(src, "y[:, :] = acc"), label, line_of(src, header)))
+
+
+def test_an_augmented_assignment_after_a_parallel_body_that_rebinds_the_name(tmp_path, builds):
+    src = textwrap.dedent("""\
+        import pypto.language as pl
+
+
+        @pl.jit
+        def k(x: pl.Tensor[[32, 8], pl.FP32], y: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):
+            n = 0
+            for i in pl.parallel(0, 32, 8):
+                n = n + 1
+            n += 1
+            return y
+        """)
+    mod, path = load(tmp_path, src)
+    with pytest.raises(KernelCompileError) as info:
+        mod.k.compile(torch.zeros(32, 8), torch.zeros(8, 8))
+    assert str(info.value) == (
+        "%s:9: 'n' was rebound inside the pl.parallel() body at line 7, whose iterations run "
+        "independently and carry no value out of the loop, so here it still holds its value "
+        "from before the loop; to carry it, use pl.range(..., init_values=(n,)) with pl.yield_, "
+        "or write the result into a tensor\n"
+        "    n += 1\n"
+        "    ^" % path)
 
 
 def test_a_name_rebound_in_a_parallel_body_may_be_assigned_again_after_it(tmp_path, builds):
@@ -867,4 +896,4 @@ def test_a_failed_static_assert_with_a_runtime_message_names_the_kernel_line(tmp
     mod, path = load(tmp_path, src)
     with pytest.raises(KernelCompileError) as info:
         mod.k.compile(n=pl.RUNTIME)
-    assert str(info.value) == "%s:%d: static assertion failed: n" % (path, line_of(src, "static_assert"))
+    assert first_line(info.value) == "%s:%d: static assertion failed: n" % (path, line_of(src, "static_assert"))

@@ -1,7 +1,7 @@
 """The Python surface of `golden`: golden CPU threads, TensorSpec / ScalarSpec validation,
 RunResult formatting, config normalisation and the argument checks of golden.run that
-return or raise before the native core runs. Exact texts come from the harness
-reference (§1, §2.1, §2.3, §3.12) and the golden harness page."""
+return or raise before the native core runs. Texts are pinned exactly: they are the
+messages a user sees (README "Specs", "golden.run" and "Errors")."""
 
 import os
 import subprocess
@@ -477,7 +477,8 @@ def test_exception_hierarchy():
 
 @pytest.mark.parametrize(
     "name",
-    ["SpecError", "KernelError", "ArtifactError", "ProgramError", "DeviceUnavailableError", "ArgumentError", "GoldenError"],
+    ["SpecError", "KernelError", "ArtifactError", "ProgramError", "DeviceUnavailableError", "ArgumentError",
+     "GoldenError"],
 )
 def test_exceptions_exported_from_golden(name):
     cls = getattr(golden, name)

@@ -48,7 +48,7 @@ def build_dir(tmp_path, monkeypatch):
 
 
 def lines(capsys):
-    return [re.sub(r" \(\d+\.\d\ds\)", "", l) for l in capsys.readouterr().out.splitlines()]
+    return [re.sub(r" \(\d+\.\d\ds\)", "", line) for line in capsys.readouterr().out.splitlines()]
 
 
 def test_in_out_and_pure_out_are_validated(capsys):
@@ -140,7 +140,8 @@ def test_custom_comparators(capsys):
     assert raised.error.endswith("  'y' FAIL (explodes)  shape=(32, 32) dtype=torch.float32\n"
                                  "    comparator explodes raised ValueError: bad comparator")
     shaped = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={"y": wrong_shape})
-    assert shaped.error.endswith("    comparator wrong_shape returned True; a comparator must return (ok: bool, detail: str)")
+    assert shaped.error.endswith(
+        "    comparator wrong_shape returned True; a comparator must return (ok: bool, detail: str)")
 
     def ambiguous(actual, expected, **kw):
         return actual == expected, "elementwise"
@@ -165,7 +166,8 @@ def test_init_values():
 
 
 def test_init_value_errors():
-    with pytest.raises(golden.SpecError, match=r"^TensorSpec 'x': the init_value tensor has shape \(3,\) but the spec says \(32, 32\)$"):
+    with pytest.raises(golden.SpecError,
+                       match=r"^TensorSpec 'x': the init_value tensor has shape \(3,\) but the spec says \(32, 32\)$"):
         run(fn=scale_add, specs=specs(x_init=torch.zeros(3)), golden_fn=golden_fn)
     with pytest.raises(TypeError, match=r"^Unsupported init_value type <class 'str'> for tensor 'x'$"):
         run(fn=scale_add, specs=specs(x_init="zeros"), golden_fn=golden_fn)

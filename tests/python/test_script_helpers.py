@@ -16,7 +16,8 @@ def test_unknown_platform_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as stop:
         parse_kernel_args(argv=["-p", "a9"])
     assert stop.value.code == 2
-    assert "argument -p/--platform: invalid choice: 'a9' (choose from 'a2a3', 'a2a3sim', 'a5', 'a5sim')" in capsys.readouterr().err
+    assert ("argument -p/--platform: invalid choice: 'a9' (choose from 'a2a3', 'a2a3sim', 'a5', 'a5sim')"
+            in capsys.readouterr().err)
 
 
 def test_exit_on_failure(capsys):

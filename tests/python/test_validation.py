@@ -15,11 +15,13 @@ CTX = dict(actual_outputs={}, expected_outputs={}, inputs={}, rtol=1e-5, atol=1e
 
 
 # ---------------------------------------------------------------------------------------------
-# Models of the rules (§4.2-§4.6), written with torch ops, to check the native gates against.
+# Models of the gates' rules (README "Validation gates"), written with torch ops, to check the
+# native gates against.
 
 
 def _nonfinite(a, e):
-    counts = [int(torch.isnan(a).sum()), int(torch.isinf(a).sum()), int(torch.isnan(e).sum()), int(torch.isinf(e).sum())]
+    counts = [int(torch.isnan(a).sum()), int(torch.isinf(a).sum()),
+              int(torch.isnan(e).sum()), int(torch.isinf(e).sum())]
     if not any(counts):
         return ""
     return ("    illegal values in comparison: actual: NaN={} Inf={}; expected: NaN={} Inf={}").format(*counts)
@@ -59,7 +61,8 @@ def model_ratio_allclose(a, e, atol, rtol, ratio, max_show=10):
         f"    ratio_allclose fail: error_count={count}/{numel} (ratio={count / numel:.4%}, "
         f"allowed<={ratio:.4%}, threshold={threshold} pts)\n"
         f"    atol={atol} rtol={rtol}\n"
-        f"    max abs diff={flat[at].item():.6g} at {_unravel(at, tuple(a.shape))} (tol={tol.flatten()[at].item():.6g})\n"
+        f"    max abs diff={flat[at].item():.6g} at {_unravel(at, tuple(a.shape))} "
+        f"(tol={tol.flatten()[at].item():.6g})\n"
         f"    first {len(idx)} mismatches:\n" + "\n".join(lines)
     )
 
@@ -321,7 +324,8 @@ def test_topk_matches_the_model(seed, descending):
     assert ok == (not failures)
     if failures:
         order = "descending" if descending else "ascending"
-        assert detail.startswith(f"    top-k idx mismatch via 'vals' (dim=-1 order={order}): {len(failures)} position(s)")
+        assert detail.startswith(
+            f"    top-k idx mismatch via 'vals' (dim=-1 order={order}): {len(failures)} position(s)")
         shown = re.findall(r"^      \[(\d+),(\d+)\]", detail, re.M)
         assert [tuple(map(int, s)) for s in shown] == failures[:4]
         assert detail.endswith(f"      ... and {len(failures) - 4} more") == (len(failures) > 4)
@@ -355,7 +359,8 @@ def test_mapped_pool_reads_the_mapping_from_inputs():
     ctx = {**CTX, "inputs": {"slots": torch.tensor([5, -1, 0], dtype=torch.int32)}}
     assert gate(a, a.clone(), **ctx) == (True, "")
     ok, detail = gate(a, e, **ctx)
-    assert not ok and detail.startswith("    mapped rows in kv from 'slots':\n    ratio_allclose fail: error_count=4/8 ")
+    assert not ok and detail.startswith(
+        "    mapped rows in kv from 'slots':\n    ratio_allclose fail: error_count=4/8 ")
     assert gate(a, e, **CTX) == (False, "    compare_fn misconfigured: missing input 'slots'")
     ctx["inputs"]["slots"] = torch.tensor([-1, -1, 0])
     assert gate(a, e, **ctx) == (False, "    unmapped physical kv row changed: row=5 changed_values=4 mapping='slots'")
@@ -388,12 +393,14 @@ def _model_error_distribution(a, e, diff_thds=(1e-3, 3e-3, 5e-3, 1e-2, 3e-2, 5e-
         den = torch.maximum(a.abs(), e.abs()).clamp_min((1.0 / (1 << 14)) / t) + 1e-9
         rd = torch.where(diff < t, diff, diff / den)
         n = int((rd > t).sum())
-        out.append(f"  diff_thd={t:.0e}  frac>thd={n / a.numel():.4%}  worst={float(rd[rd > t].max()) if n else 0.0:.3g}")
+        worst = float(rd[rd > t].max()) if n else 0.0
+        out.append(f"  diff_thd={t:.0e}  frac>thd={n / a.numel():.4%}  worst={worst:.3g}")
     qs = torch.tensor(list(quantiles))
 
     def pct(label, flat):
         flat = flat[torch.isfinite(flat)]
-        out.append(f"  {label}: " + "  ".join(f"p{q * 100:g}={v:.3g}" for q, v in zip(quantiles, torch.quantile(flat, qs).tolist())))
+        values = torch.quantile(flat, qs).tolist()
+        out.append(f"  {label}: " + "  ".join(f"p{q * 100:g}={v:.3g}" for q, v in zip(quantiles, values)))
 
     pct("rel-diff percentiles", (diff / torch.maximum(a.abs(), e.abs()).clamp_min(1e-6)).flatten())
     pct("abs-diff percentiles", diff.flatten())
@@ -481,7 +488,8 @@ def test_every_failing_output_is_reported(capsys):
             ) in result.error
     assert ("  'y' FAIL (ratio_reldiff(diff_thd=0.01, pct_thd=0, max_diff_hd=inf, valid_rows=None, valid_axis=0, "
             "zero_tail=False))  shape=(16, 8) dtype=torch.float32\n"
-            "    ratio_reldiff fail: error_count=1/128 (ratio=0.7812%, allowed<=0.0000%, threshold=0 pts)\n") in result.error
+            "    ratio_reldiff fail: error_count=1/128 (ratio=0.7812%, allowed<=0.0000%, threshold=0 pts)\n"
+            ) in result.error
     # Without a gate the tie swaps fail the default allclose.
     plain = run_copy(golden_sorted, None)
     assert plain.error.startswith("Output(s) does not match golden: ['idx', 'y']\n")

@@ -24,7 +24,9 @@ def translate(kernel, spec, kind="orchestration", program=None):
 
 
 def compiled_meta(spec, num_returns, platform, backend_type):
-    """compiled_meta.json, schema 1 (harness-reference §5.4)."""
+    """compiled_meta.json, schema 1, as pypto writes it: each parameter's name, direction,
+    shape (-1 for a pl.dynamic dim, null for a scalar) and dtype, the number of returned
+    values, the platform and the backend."""
     return {
         "schema": META_SCHEMA,
         "params": [{"name": p.name, "direction": p.direction,

@@ -8,10 +8,12 @@ import enum
 import math
 import sys
 
-from pypto.compiler import tys
+from pypto.compiler import ir_nodes, tys
+from pypto.compiler.errors import KernelCompileError
+from pypto.compiler.ir_nodes import const, is_const, is_pure
 from pypto.compiler.kernel_source import MISSING
 from pypto.compiler.syntax_names import unsupported
-from pypto.compiler.tys import UNKNOWN, Ty, const
+from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs, op_table
 from pypto.language.dtypes import BY_NAME, INDEX, INT64, BOOL, DataType
 
@@ -24,10 +26,10 @@ _OP_SYMBOLS = {ast.Pow: "**", ast.MatMult: "@", ast.LShift: "<<", ast.RShift: ">
                ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in", ast.Invert: "~",
                ast.FloorDiv: "//", ast.Mod: "%"}
 _TENSOR_BINOPS = ("add", "sub", "mul", "truediv")  # the simulator's tensor operators
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
-# The orchestration plane (outside pl.at / pl.spmd / @pl.jit.incore) accepts only these
-# tensor ops (pl-subset §1.1); any other op on a tensor there is a compile error.
+# The orchestration plane (outside pl.at / pl.spmd / @pl.jit.incore) only creates, views and
+# moves tensors, as on the device, where compute runs in InCore tasks: these tensor ops;
+# any other op on a tensor there is a compile error.
 ORCHESTRATION_OPS = ("create_tensor", "read", "write", "slice", "reshape", "transpose",
                      "view", "reinterpret_view", "dim", "assemble")
 _ORCHESTRATION_TEXT = ("pl.create_tensor, pl.read, pl.write, pl.slice, pl.reshape, "
@@ -64,7 +66,7 @@ def _is_language_object(obj):
 
 
 def _dtype_of_ir(ir):
-    if ir is not None and ir["e"] == "const" and ir["dtype"] == "dtype":
+    if is_const(ir, "dtype"):
         return BY_NAME.get(ir["v"])
     return None
 
@@ -102,7 +104,7 @@ class ExprTranslator:
 
     def set_ty(self, slot, ir, ty):
         """Record what an assignment stores (its compile-time value when it has one)."""
-        value = ir if tys.is_pure(ir) else None
+        value = ir if is_pure(ir) else None
         # A copy of a value that may be stale (a loop-carried name) is just as stale.
         self.env[slot] = ty.replace(value=value, stable=ty.stable or value is not None)
 
@@ -133,7 +135,7 @@ class ExprTranslator:
         elif isinstance(value, bool):
             ir = const("bool", value)
         elif isinstance(value, int):
-            if not _INT64_MIN <= value <= _INT64_MAX:
+            if not ir_nodes.fits_int64(value):
                 raise self.error(node, "integer %d does not fit in int64" % value)
             ir = const("int64", value)
         elif isinstance(value, float):
@@ -150,7 +152,7 @@ class ExprTranslator:
                 raise self.error(node, missing)
             ir = const("dtype", value.name)
         elif isinstance(value, (list, tuple)):
-            ir = {"e": "list", "items": [self.fold(node, v)[0] for v in value]}
+            ir = ir_nodes.list_(self.fold(node, v)[0] for v in value)
         else:
             raise self.error(node, "'%s' is a %s and cannot be used as a value in a kernel "
                              "(only int, float, bool, str, pl dtype and enum values and lists "
@@ -163,12 +165,29 @@ class ExprTranslator:
         return self.error(node, "'%s' is not defined" % self.text(node))
 
     # -- dispatch -----------------------------------------------------------------------
-    def texpr(self, node):
-        """(IR, Ty) of an expression."""
-        method = getattr(self, "_e_" + type(node).__name__, None)
+    def visit(self, node, prefix):
+        """Translate one AST node with the method named prefix + its type (`_e_` for an
+        expression, `_s_` for a statement). The frontend's one error boundary: any other
+        exception than a KernelCompileError is a bug of the frontend, and becomes a
+        KernelCompileError at the innermost node being translated (the exception chained),
+        so that it still points at the kernel source."""
+        method = getattr(self, prefix + type(node).__name__, None)
         if method is None:
             raise self.error(node, unsupported(node))
-        return method(node)
+        try:
+            return method(node)
+        except KernelCompileError:
+            raise
+        except Exception as exc:
+            if not hasattr(node, "lineno"):  # a node the frontend made: its parent says where
+                raise
+            what = "statement" if prefix == "_s_" else "expression"
+            raise self.error(node, "internal error in the frontend while translating this %s: "
+                             "%s: %s" % (what, type(exc).__name__, exc)) from exc
+
+    def texpr(self, node):
+        """(IR, Ty) of an expression."""
+        return self.visit(node, "_e_")
 
     def expr(self, node):
         return self.texpr(node)[0]
@@ -194,7 +213,7 @@ class ExprTranslator:
             value = ty.known_value()
             if value is not None:
                 return value, ty
-            return {"e": "var", "slot": slot}, ty
+            return ir_nodes.var(slot), ty
         value = sc.kernel.lookup(name)
         if value is MISSING:
             raise self.not_defined(node)
@@ -233,30 +252,29 @@ class ExprTranslator:
                 items.append(const("int64", d))
             else:  # a pl.dynamic (or otherwise runtime) extent
                 items.append(self.dim_call(base, axis))
-        ir = {"e": "list", "items": items}
-        return ir, Ty("list", value=ir if tys.is_pure(ir) else None,
-                      items=tuple(tys.of_pure(i) if tys.is_pure(i) else tys.scalar(INT64)
+        ir = ir_nodes.list_(items)
+        return ir, Ty("list", value=ir if is_pure(ir) else None,
+                      items=tuple(tys.of_pure(i) if is_pure(i) else tys.scalar(INT64)
                                   for i in items))
 
     @staticmethod
     def dim_call(base, axis):
-        return {"e": "call", "op": "dim", "args": [base, const("int64", axis)], "kwargs": {}}
+        return ir_nodes.call("dim", [base, const("int64", axis)], {})
 
     # -- subscripts -----------------------------------------------------------------------
     def _e_Subscript(self, node):
         base, bty = self.texpr(node.value)
-        if base["e"] in ("list", "tuple"):
+        if ir_nodes.is_sequence(base):
             return self._item(node, base, bty)
         index = self.index_list(node)
-        ir = {"e": "subscript", "base": base, "index": index, "text": self.text(node)}
+        ir = ir_nodes.subscript(base, index, self.text(node))
         return ir, self._subscript_ty(bty, index)
 
     def _item(self, node, base, bty):
         """`seq[i]` of a compile-time sequence (x.shape[i], a module tuple, ...)."""
         of_shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
         idx, _ = self.texpr(node.slice) if not isinstance(node.slice, ast.Slice) else (None, None)
-        if idx is None or idx["e"] != "const" or idx["dtype"] not in ("int64", "int32",
-                                                                       "index"):
+        if not ir_nodes.is_compile_time_int(idx):
             raise self.error(node, "'%s': the index of %s must be a compile-time int"
                              % (self.text(node), ".shape" if of_shape else "a list"))
         i, n = idx["v"], len(base["items"])
@@ -268,7 +286,7 @@ class ExprTranslator:
         item = base["items"][i]
         if bty.items is not None and len(bty.items) == n:
             return item, bty.items[i]
-        return item, tys.of_pure(item) if tys.is_pure(item) else UNKNOWN
+        return item, tys.of_pure(item) if is_pure(item) else UNKNOWN
 
     def index_list(self, node):
         """IDX list of a subscript (read or write target)."""
@@ -281,9 +299,9 @@ class ExprTranslator:
                                      "('%s')" % self.text(node))
                 lo = self.opt_texpr(item.lower)[0]
                 hi = self.opt_texpr(item.upper)[0]
-                out.append({"k": "slice", "lo": lo, "hi": hi})
+                out.append(ir_nodes.slice_idx(lo, hi))
             else:
-                out.append({"k": "index", "v": self.texpr(item)[0]})
+                out.append(ir_nodes.index_idx(self.texpr(item)[0]))
         return out
 
     @staticmethod
@@ -292,7 +310,7 @@ class ExprTranslator:
             return UNKNOWN
         shape = bty.shape
         if shape is not None and len(index) <= len(shape):
-            if len(index) == len(shape) and all(i["k"] == "index" for i in index):
+            if len(index) == len(shape) and all(map(ir_nodes.is_index_idx, index)):
                 return tys.scalar(bty.dtype)
             out = []
             for axis, d in enumerate(shape):
@@ -300,12 +318,12 @@ class ExprTranslator:
                     out.append(d if bty.stable else None)
                     continue
                 i = index[axis]
-                if i["k"] == "index":
+                if ir_nodes.is_index_idx(i):
                     continue
                 lo, hi = i["lo"], i["hi"]
-                lo_v = 0 if lo is None else (lo["v"] if lo["e"] == "const" else None)
+                lo_v = 0 if lo is None else (lo["v"] if is_const(lo) else None)
                 hi_v = (d if bty.stable else None) if hi is None else (
-                    hi["v"] if hi["e"] == "const" else None)
+                    hi["v"] if is_const(hi) else None)
                 ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
                          for v in (lo_v, hi_v))
                 out.append(hi_v - lo_v if ok and hi_v >= lo_v else None)
@@ -329,7 +347,7 @@ class ExprTranslator:
         if folded is not None:
             return folded, tys.of_pure(folded)
         dtype = lty.dtype if lty.dtype is rty.dtype else None
-        return {"e": "binop", "op": op, "lhs": lhs, "rhs": rhs}, tys.scalar(dtype)
+        return ir_nodes.binop(op, lhs, rhs), tys.scalar(dtype)
 
     def _tensor_binop(self, node, op, lhs, lty, rhs, rty):
         if op not in _TENSOR_BINOPS:
@@ -345,7 +363,7 @@ class ExprTranslator:
         ty = tys.tensor(lty.dtype) if lty.is_tensor else tys.tensor()
         if lty.is_tensor and (not rty.is_tensor or rty.shape == lty.shape):
             ty = tys.tensor(lty.dtype, lty.shape if lty.stable else None)
-        return {"e": "binop", "op": op, "lhs": lhs, "rhs": rhs}, ty
+        return ir_nodes.binop(op, lhs, rhs), ty
 
     def _e_Compare(self, node):
         if len(node.ops) != 1:
@@ -355,7 +373,7 @@ class ExprTranslator:
         lhs, lty = self.texpr(node.left)
         rhs, rty = self.texpr(node.comparators[0])
         if isinstance(cmp, (ast.Is, ast.IsNot)):  # `opt is None` on compile-time values
-            if not (tys.is_pure(lhs) and tys.is_pure(rhs)):
+            if not (is_pure(lhs) and is_pure(rhs)):
                 raise self.error(node, "'%s': 'is' / 'is not' only compare compile-time values"
                                  % self.text(node))
             same = lhs == rhs
@@ -368,7 +386,7 @@ class ExprTranslator:
         if folded is not None:
             return folded, tys.of_pure(folded)
         ty = tys.tensor(lty.dtype) if lty.is_tensor else tys.scalar(BOOL)
-        return {"e": "binop", "op": op, "lhs": lhs, "rhs": rhs}, ty
+        return ir_nodes.binop(op, lhs, rhs), ty
 
     def _e_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
@@ -378,8 +396,8 @@ class ExprTranslator:
             if folded is not None and rhs is None:
                 result = folded  # decided by a compile-time lhs: the rest is never evaluated
                 break
-            result = folded or {"e": "binop", "op": op, "lhs": result, "rhs": rhs}
-        ty = tys.of_pure(result) if tys.is_pure(result) else tys.scalar(BOOL)
+            result = folded or ir_nodes.binop(op, result, rhs)
+        ty = tys.of_pure(result) if is_pure(result) else tys.scalar(BOOL)
         return result, ty
 
     def _e_UnaryOp(self, node):
@@ -393,25 +411,25 @@ class ExprTranslator:
             folded = tys.fold_unary("neg", operand)
             if folded is not None:
                 return folded, tys.of_pure(folded)
-            return {"e": "unary", "op": "neg", "operand": operand}, ty.replace(value=None)
+            return ir_nodes.unary("neg", operand), ty.replace(value=None)
         if isinstance(node.op, ast.Not):
             operand, _ = self.texpr(node.operand)
             folded = tys.fold_unary("not", operand)
             if folded is not None:
                 return folded, tys.of_pure(folded)
-            return {"e": "unary", "op": "not", "operand": operand}, tys.scalar(BOOL)
+            return ir_nodes.unary("not", operand), tys.scalar(BOOL)
         raise self._bad_operator(node, node.op)
 
     def _e_Tuple(self, node):
         pairs = [self.texpr(e) for e in node.elts]
-        ir = {"e": "tuple", "items": [p[0] for p in pairs]}
-        return ir, Ty("tuple", value=ir if tys.is_pure(ir) else None,
+        ir = ir_nodes.tuple_(p[0] for p in pairs)
+        return ir, Ty("tuple", value=ir if is_pure(ir) else None,
                       items=tuple(p[1] for p in pairs))
 
     def _e_List(self, node):
         pairs = [self.texpr(e) for e in node.elts]
-        ir = {"e": "list", "items": [p[0] for p in pairs]}
-        return ir, Ty("list", value=ir if tys.is_pure(ir) else None,
+        ir = ir_nodes.list_(p[0] for p in pairs)
+        return ir, Ty("list", value=ir if is_pure(ir) else None,
                       items=tuple(p[1] for p in pairs))
 
     # -- calls --------------------------------------------------------------------------
@@ -517,9 +535,9 @@ class ExprTranslator:
     def op_arg(self, node):
         """An op argument: tuples are lists (shapes, offsets) per the IR conventions."""
         ir, ty = self.texpr(node)
-        if ir["e"] == "tuple":
-            ir = {"e": "list", "items": ir["items"]}
-            ty = ty.replace(kind="list", value=ir if tys.is_pure(ir) else None)
+        if ir_nodes.is_tuple(ir):
+            ir = ir_nodes.list_(ir["items"])
+            ty = ty.replace(kind="list", value=ir if is_pure(ir) else None)
         return ir, ty
 
     def op_call(self, node, op):
@@ -539,14 +557,12 @@ class ExprTranslator:
                 return folded
         self._check_plane(node, op, args, kwargs)
         ty = self._op_result(node, op, label, args, named)
-        ir = {"e": "call", "op": op, "args": [a[0] for a in args],
-              "kwargs": {k: v[0] for k, v in kwargs.items()}}
+        ir = ir_nodes.call(op, [a[0] for a in args], {k: v[0] for k, v in kwargs.items()})
         return ir, ty
 
     def _fold_dim(self, node, args):
         (base, bty), (axis, _) = args
-        if not bty.is_tensor or bty.shape is None or axis["e"] != "const" \
-                or axis["dtype"] not in ("int64", "int32", "index"):
+        if not bty.is_tensor or bty.shape is None or not ir_nodes.is_compile_time_int(axis):
             return None
         rank, a = len(bty.shape), axis["v"]
         if not -rank <= a < rank:
@@ -614,10 +630,9 @@ class ExprTranslator:
 
     @staticmethod
     def _const_shape(ir):
-        if ir is None or ir["e"] not in ("list", "tuple"):
+        if not ir_nodes.is_sequence(ir):
             return None
-        return tuple(i["v"] if i["e"] == "const" and i["dtype"] in ("int64", "int32", "index")
-                     else None for i in ir["items"])
+        return tuple(i["v"] if ir_nodes.is_compile_time_int(i) else None for i in ir["items"])
 
     def _matmul_ty(self, node, op, label, args, named):
         names = ("lhs", "rhs") if op == "matmul" else ("acc", "lhs", "rhs")
@@ -655,7 +670,7 @@ class ExprTranslator:
             var, num = self.spmd[-1]
             if name == "get_block_idx":
                 return var, tys.scalar(INDEX)
-            return num, (tys.of_pure(num) if tys.is_pure(num) else tys.scalar(INDEX))
+            return num, (tys.of_pure(num) if is_pure(num) else tys.scalar(INDEX))
         if name in ("no_dep", "dump_tag"):
             if len(node.args) != 1 or node.keywords:
                 raise self.error(node, "%s takes 1 argument" % label)
@@ -664,8 +679,7 @@ class ExprTranslator:
             ordered, _ = self.call_args(node, ("value", "dtype"), 2, (), label)
             value, _ = self.texpr(ordered[0])
             dtype = _dtype_of_ir(self.texpr(ordered[1])[0])
-            if value["e"] != "const" or value["dtype"] not in ("int64", "fp32", "bool") \
-                    or dtype is None:
+            if not is_const(value, ("int64", "fp32", "bool")) or dtype is None:
                 raise self.error(node, "%s needs a literal number and a pl dtype" % label)
             v = value["v"]
             ir = const(dtype.name, float(v) if dtype.is_float else int(v))
@@ -681,7 +695,7 @@ class ExprTranslator:
                 msg = ""
                 if len(ordered) > 1:  # a compile-time value, else the message's own source
                     msg_ir = self.texpr(ordered[1])[0]
-                    msg = msg_ir["v"] if msg_ir["e"] == "const" else self.text(ordered[1])
+                    msg = msg_ir["v"] if is_const(msg_ir) else self.text(ordered[1])
                 raise self.error(node, "static assertion failed: %s"
                                  % (msg or self.text(ordered[0])))
             return self.fold(node, None)
@@ -689,7 +703,7 @@ class ExprTranslator:
             parts = []
             for a in node.args:
                 ir, ty = self.texpr(a)
-                if ir["e"] == "const" and ir["dtype"] == "str" and isinstance(a, ast.Constant):
+                if is_const(ir, "str") and isinstance(a, ast.Constant):
                     parts.append(ir["v"])
                 else:
                     parts.append("%s = %s" % (self.text(a), _describe(ir, ty)))
@@ -704,7 +718,7 @@ class ExprTranslator:
 
 
 def _describe(ir, ty):
-    if ir["e"] == "const":
+    if is_const(ir):
         return repr(ir["v"])
     if ty.is_tensor:
         dims = "?" if ty.shape is None else ", ".join("?" if d is None else str(d)

@@ -1,6 +1,8 @@
 """A readable listing of a sim_program (written to passes_dump/ when dump_passes is on):
 one statement per line, prefixed with its kernel source line."""
 
+from pypto.compiler import ir_nodes
+
 _SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
             "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
             "and": "and", "or": "or"}
@@ -8,7 +10,7 @@ _PLAIN_CONSTS = ("int64", "fp32", "bool", "str", "none", "dtype")
 
 
 def _idx(i, slots):
-    if i["k"] == "index":
+    if ir_nodes.is_index_idx(i):
         return _expr(i["v"], slots)
     lo = "" if i["lo"] is None else _expr(i["lo"], slots)
     hi = "" if i["hi"] is None else _expr(i["hi"], slots)
@@ -16,7 +18,7 @@ def _idx(i, slots):
 
 
 def _expr(e, slots, nested=False):
-    kind = e["e"]
+    kind = ir_nodes.expr_kind(e)
     if kind == "const":
         if e["dtype"] == "dtype":
             return e["v"]
@@ -50,7 +52,7 @@ def _stmts(body, slots, depth, out, line=None):
     if not body and line is not None:  # an empty loop body or branch
         out.append("%5d | %spass" % (line, pad))
     for s in body:
-        kind, line = s["s"], "%5d | " % s["line"]
+        kind, line = ir_nodes.stmt_kind(s), "%5d | " % s["line"]
         if kind == "for":
             out.append("%s%sfor %s in %s(%s, %s, %s):" % (
                 line, pad, slots[s["var"]], s["kind"], _expr(s["start"], slots),

@@ -12,6 +12,11 @@ from pypto.compiler.errors import KernelCompileError
 MISSING = object()  # "no static value" (None is a legitimate value)
 
 
+def _char_column(text, byte_offset):
+    """AST columns count UTF-8 bytes; the caret is placed by characters."""
+    return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+
 def stored_names(stmts):
     """Every name a list of statements assigns (loop targets, `as` targets included)."""
     return {n.id for stmt in stmts for n in ast.walk(stmt)
@@ -40,6 +45,7 @@ class KernelSource:
         ast.increment_lineno(tree, first - 1)
         # Leading newlines make ast.get_source_segment agree with the shifted line numbers.
         self._padded_source = "\n" * (first - 1) + self.source
+        self._first_line = first
         func = tree.body[0] if tree.body else None
         if not isinstance(func, ast.FunctionDef):
             raise KernelCompileError(self.source_file, first,
@@ -59,8 +65,25 @@ class KernelSource:
         self.arg_names = args[1:] if self.self_name else args
 
     def error(self, node_or_line, detail, cls=KernelCompileError):
-        line = node_or_line if isinstance(node_or_line, int) else node_or_line.lineno
-        return cls(self.source_file, line, detail)
+        """An error at a line, or at an AST node of this kernel: then the message shows the
+        node's source line with a caret under it."""
+        if isinstance(node_or_line, int):
+            return cls(self.source_file, node_or_line, detail)
+        node = node_or_line
+        line = node.lineno
+        text = self.line_text(line)
+        if text is None:
+            return cls(self.source_file, line, detail)
+        end = node.end_col_offset if node.end_lineno == line else None
+        return cls(self.source_file, line, detail, _char_column(text, node.col_offset),
+                   None if end is None else _char_column(text, end), text)
+
+    def line_text(self, line):
+        """The text of an (absolute) source line of the kernel, None outside it. The text
+        is dedented as the parsed source is, so AST columns index into it."""
+        k = line - self._first_line
+        lines = self.source.split("\n")
+        return lines[k] if 0 <= k < len(lines) else None
 
     def text(self, node):
         """Source text of an AST node (for messages and IR `text` fields)."""

@@ -7,8 +7,9 @@ only return at its end."""
 
 import ast
 
-from pypto.compiler import tys
-from pypto.compiler.tys import Ty, const
+from pypto.compiler import ir_nodes
+from pypto.compiler.ir_nodes import const, is_pure
+from pypto.compiler.tys import Ty
 
 # Kinds of spliced functions whose body is an InCore region.
 INCORE_KINDS = ("incore", "InCore", "AIC", "AIV", "Spmd", "Group")
@@ -207,27 +208,19 @@ class SpliceMixin:
             else:
                 ir, ty = self._fold_default(kernel, defaults[p])
             rebinds = p in kernel.bound_names
-            if not rebinds and tys.is_pure(ir):
+            if not rebinds and is_pure(ir):
                 scope.consts[p] = (ir, ty)
-            elif not rebinds and ir["e"] == "var":
+            elif not rebinds and ir_nodes.is_var(ir):
                 scope.names[p] = ir["slot"]  # an alias: writes land in the caller's tensor
             else:
                 slot = self.new_slot(prefix + p)
                 scope.names[p] = slot
                 self.set_ty(slot, ir, ty)
-                pre.append({"s": "assign", "line": caller_line, "slot": slot, "value": ir})
-        saved = (self.scope, self.incore, self.yields)
-        self.scope, self.yields = scope, [("function",)]
-        if callee.kind in INCORE_KINDS:
-            self.incore += 1
-        self.active.append(kernel)
-        try:
+                pre.append(ir_nodes.assign(caller_line, slot, ir))
+        with self.region(scope=scope, incore=callee.kind in INCORE_KINDS, splicing=kernel):
             body = self.block(kernel.func.body)
-        finally:
-            self.active.pop()
-            self.scope, self.incore, self.yields = saved
         if callee.kind in INCORE_KINDS:  # one InCore task, as if written in a pl.at
-            body = [{"s": "at", "line": caller_line, "name": callee.name, "body": body}]
+            body = [ir_nodes.at(caller_line, callee.name, body)]
         self.pending.extend(pre)
         self.pending.extend(body)
         if plan.mode != "fresh":
@@ -235,29 +228,25 @@ class SpliceMixin:
         pairs = [self.read_slot(s) for s in plan.slots]
         if len(pairs) == 1:
             return pairs[0]
-        return ({"e": "tuple", "items": [p[0] for p in pairs]},
+        return (ir_nodes.tuple_(p[0] for p in pairs),
                 Ty("tuple", items=tuple(p[1] for p in pairs)))
 
     def _fold_default(self, kernel, value):
-        saved = self.scope
-        self.scope = Scope(kernel)
-        try:
+        with self.region(scope=Scope(kernel)):
             return self.fold(kernel.func, value)
-        finally:
-            self.scope = saved
 
     def _callee_return(self, node, plan, pairs):
         if plan.mode == "discard":
-            return [self._stmt("expr", node, value=ir) for ir, _ in pairs
-                    if ir["e"] not in ("const", "var")]
+            return [ir_nodes.expr_stmt(self.stmt_line(node), ir) for ir, _ in pairs
+                    if not (ir_nodes.is_const(ir) or ir_nodes.is_var(ir))]
         slots = plan.slots
         if len(slots) == len(pairs):
             stmt = self._assign_many(node, slots, pairs)
             return [] if stmt is None else [stmt]
         # One target for several values (a tuple), or several targets for one value.
         if len(slots) == 1:
-            ir = {"e": "tuple", "items": [p[0] for p in pairs]}
-            ty = Ty("tuple", value=ir if tys.is_pure(ir) else None,
+            ir = ir_nodes.tuple_(p[0] for p in pairs)
+            ty = Ty("tuple", value=ir if is_pure(ir) else None,
                     items=tuple(p[1] for p in pairs))
             return [self._assign_many(node, slots, [(ir, ty)])]
         ir, ty = pairs[0]

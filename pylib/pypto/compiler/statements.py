@@ -3,13 +3,14 @@ helpers are spliced by splice.SpliceMixin."""
 
 import ast
 import builtins
+import contextlib
 
-from pypto.compiler import tys
+from pypto.compiler import ir_nodes, tys
 from pypto.compiler.expressions import ExprTranslator
-from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
+from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
-from pypto.compiler.syntax_names import unsupported
-from pypto.compiler.tys import UNKNOWN, Ty, const
+from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
+from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs
 from pypto.language.dtypes import INDEX
 from pypto.language.types import Level
@@ -33,11 +34,10 @@ _RETURNS_TARGET = {"assemble": 0, "store": 2}
 
 
 def _is_write_into(value, slot):
-    if value.get("e") == "var":
-        return value.get("slot") == slot
-    pos = _RETURNS_TARGET.get(value.get("op")) if value.get("e") == "call" else None
-    args = value.get("args", [])
-    return pos is not None and len(args) > pos and args[pos] == {"e": "var", "slot": slot}
+    if ir_nodes.is_var(value):
+        return ir_nodes.is_var(value, slot)
+    pos = _RETURNS_TARGET.get(value["op"]) if ir_nodes.is_call(value) else None
+    return pos is not None and len(value["args"]) > pos and ir_nodes.is_var(value["args"][pos], slot)
 
 
 def _slots_given_new_values(stmts, slots):
@@ -45,15 +45,15 @@ def _slots_given_new_values(stmts, slots):
     blocks included) gives a value other than a write into that slot's own tensor."""
     found = set()
     for st in stmts:
-        if st.get("s") == "assign" and st["slot"] in slots and not _is_write_into(st["value"], st["slot"]):
+        kind = ir_nodes.stmt_kind(st)
+        if kind == "assign" and st["slot"] in slots and not _is_write_into(st["value"], st["slot"]):
             found.add(st["slot"])
-        elif st.get("s") == "unpack":
+        elif kind == "unpack":
             found |= slots & set(st["slots"])
-        elif st.get("s") == "for" and st.get("var") in slots:
+        elif kind == "for" and st["var"] in slots:
             found.add(st["var"])
-        for key in ("body", "then", "else"):
-            if isinstance(st.get(key), list):
-                found |= _slots_given_new_values(st[key], slots)
+        for block in ir_nodes.blocks(st):
+            found |= _slots_given_new_values(block, slots)
     return found
 
 
@@ -78,13 +78,37 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                 self.env[i] = tys.scalar(p.dtype)
             else:
                 self.env[i] = tys.scalar(p.dtype, self.scalar_const(p))
-        self.incore = 1 if kind in INCORE_KINDS else 0
+        # State of the regions being translated; only region() changes it.
+        self.incore = 1 if kind in INCORE_KINDS else 0  # depth of InCore regions
         self.spmd = []             # (block index IR, block count IR) of enclosing pl.spmd
-        self.yields = [("function",)]
-        self.pending = []          # statements of calls spliced inside an expression
+        self.yields = [("function",)]  # what a pl.yield_ assigns, innermost last
         self.active = [kernel]     # functions being spliced (recursion check)
+        self.pending = []          # statements of calls spliced inside an expression
         self.splices = {}          # callee name -> times spliced (slot prefixes)
         self.num_returns = None    # set by the entry's first `return`
+
+    @contextlib.contextmanager
+    def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None):
+        """Translate a nested region: a loop or if body (`yields`: the ("loop", carry) /
+        ("plain",) / ("if",) context of its pl.yield_), an InCore region (`incore`), a
+        pl.spmd body (`spmd`: its (block index, block count)) or a spliced function
+        (`scope`: its names, with a yield context of its own; `splicing`: its kernel). All
+        of this state is as before once the region is left, also when it failed."""
+        saved = (self.scope, self.yields, self.incore, self.spmd, self.active)
+        if scope is not None:
+            self.scope = scope
+            yields = yields or ("function",)
+        if yields is not None:
+            self.yields = self.yields + [yields]
+        self.incore += 1 if incore else 0
+        if spmd is not None:
+            self.spmd = self.spmd + [spmd]
+        if splicing is not None:
+            self.active = self.active + [splicing]
+        try:
+            yield
+        finally:
+            self.scope, self.yields, self.incore, self.spmd, self.active = saved
 
     @staticmethod
     def scalar_const(param):
@@ -93,8 +117,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
     def function(self):
         func = self.kernel.func
         # A specialised scalar that the body rebinds: its slot must hold the value too.
-        prologue = [{"s": "assign", "line": func.lineno, "slot": self.scope.names[p.name],
-                     "value": self.scalar_const(p)}
+        prologue = [ir_nodes.assign(func.lineno, self.scope.names[p.name], self.scalar_const(p))
                     for p in self.params.values()
                     if p.kind == "scalar" and not p.runtime and p.name in self.kernel.bound_names]
         body = prologue + self.block(func.body)
@@ -113,25 +136,23 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
     def block(self, stmts):
         out = []
         for node in stmts:
-            method = getattr(self, "_s_" + type(node).__name__, None)
-            if method is None:
-                raise self.error(node, unsupported(node))
             saved, self.pending = self.pending, []
             try:
-                result = method(node)
+                result = self.visit(node, "_s_")
             finally:
                 spliced, self.pending = self.pending, saved
             out.extend(spliced)
             out.extend(result)
         return out
 
-    def _stmt(self, s, node, /, **fields):  # positional-only: "kind" is also a field name
-        return {"s": s, "line": self.scope.line or node.lineno, **fields}
+    def stmt_line(self, node):
+        """The `line` of a statement: the call site's for a callee from another file."""
+        return self.scope.line or node.lineno
 
     def read_slot(self, slot):
         ty = self.env.get(slot, UNKNOWN)
         value = ty.known_value()
-        return (value if value is not None else {"e": "var", "slot": slot}), ty
+        return (value if value is not None else ir_nodes.var(slot)), ty
 
     # -- assignments --------------------------------------------------------------------
     def _s_Assign(self, node):
@@ -158,13 +179,15 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         if not isinstance(node.target, ast.Name):
             raise self.error(node, "augmented assignment to '%s' is not supported; only to a "
                              "plain name" % self.text(node.target))
-        value = ast.BinOp(left=ast.Name(node.target.id, ast.Load()), op=node.op,
+        # `t += v` reads `t` first: the read is at the target (errors about it point there).
+        read = ast.copy_location(ast.Name(node.target.id, ast.Load()), node.target)
+        value = ast.BinOp(left=read, op=node.op,
                           right=node.value, lineno=node.lineno, col_offset=node.col_offset,
                           end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)
         ir, ty = self.texpr(value)
         slot = self.bind(node.target.id)
         self.set_ty(slot, ir, ty)
-        return [self._stmt("assign", node, slot=slot, value=ir)]
+        return [ir_nodes.assign(self.stmt_line(node), slot, ir)]
 
     @staticmethod
     def _names_target(target):
@@ -177,7 +200,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         if isinstance(target, ast.Name):
             slot = self.bind(target.id)
             self.set_ty(slot, value, ty)
-            return [self._stmt("assign", node, slot=slot, value=value)]
+            return [ir_nodes.assign(self.stmt_line(node), slot, value)]
         if isinstance(target, (ast.Tuple, ast.List)):
             if not all(isinstance(t, ast.Name) for t in target.elts):
                 raise self.error(node, "tuple assignment targets must be plain names ('%s')"
@@ -189,19 +212,19 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
 
     def unpack(self, node, names, value, ty, slots=None):
         n = len(names)
-        if value["e"] in ("tuple", "list") and len(value["items"]) != n:
+        if is_sequence(value) and len(value["items"]) != n:
             raise self.error(node, "cannot unpack %d values into %d names"
                              % (len(value["items"]), n))
         slots = slots or [self.bind(name) for name in names]
         items = ty.items if ty.items is not None and len(ty.items) == n else None
         for k, slot in enumerate(slots):
-            item_ir = value["items"][k] if value["e"] in ("tuple", "list") else None
+            item_ir = value["items"][k] if is_sequence(value) else None
             item_ty = items[k] if items else UNKNOWN
             if item_ir is not None:
                 self.set_ty(slot, item_ir, item_ty)
             else:
                 self.env[slot] = item_ty.replace(value=None, stable=True)
-        return self._stmt("unpack", node, slots=slots, value=value)
+        return ir_nodes.unpack(self.stmt_line(node), slots, value)
 
     def write(self, node, target, value, vty):
         base = target.value
@@ -220,8 +243,8 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             raise self.error(node, "'%s': the value written is %s but '%s' is %s; convert it "
                              "with pl.cast first" % (self.text(target), vty.dtype, base.id,
                                                      tty.dtype))
-        return self._stmt("write", node, target=slot, index=self.index_list(target),
-                          text=self.text(target), value=value)
+        return ir_nodes.write(self.stmt_line(node), slot, self.index_list(target), self.text(target),
+                              value)
 
     # -- loops --------------------------------------------------------------------------
     def _s_For(self, node):
@@ -251,7 +274,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         init_node = keywords.get("init_values")
         if "stage" in keywords:
             stage = self.expr(keywords["stage"])
-            if stage["e"] != "const" or stage["dtype"] != "int64" or stage["v"] < 1:
+            if not is_const(stage, "int64") or stage["v"] < 1:
                 raise self.error(node, "%s: stage must be a positive compile-time int, got '%s'"
                                  % (label, self.text(keywords["stage"])))
         # The loop target: `i`, or `i, (a, b)` with init_values=.
@@ -302,8 +325,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             bounds[1] if name == "spmd" else None))
         if kind not in _SEQUENTIAL:
             self._drop_rebound(node, label, outer, body)
-        loop = self._stmt("for", node, kind=kind, var=var, start=bounds[0], stop=bounds[1],
-                          step=bounds[2], body=body)
+        loop = ir_nodes.for_(self.stmt_line(node), kind, var, bounds[0], bounds[1], bounds[2], body)
         post = []
         if carry is not None and carry.targets and carry.targets != carry.slots:
             post.append(self._assign_many(node, carry.targets,
@@ -340,12 +362,12 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
     def _block_count(self, node, num, pre):
         """The block count of a pl.spmd, on a slot unless it is a constant (so that
         pl.get_block_num() reads the value the loop was started with)."""
-        if tys.is_pure(num):
+        if is_pure(num):
             return num
         slot = self.new_slot("block_num")
         self.env[slot] = tys.scalar(INDEX)
-        pre.append(self._stmt("assign", node, slot=slot, value=num))
-        return {"e": "var", "slot": slot}
+        pre.append(ir_nodes.assign(self.stmt_line(node), slot, num))
+        return ir_nodes.var(slot)
 
     def _loop_body(self, stmts, kind, var, rebound, carry, spmd_num=None):
         before = dict(self.env)
@@ -356,17 +378,10 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                 if slot is not None and slot in self.env:
                     self.env[slot] = self.env[slot].replace(stable=False)
         self.env[var] = tys.scalar(INDEX)
-        self.yields.append(("loop", carry) if carry is not None else ("plain",))
-        if kind == "spmd":
-            self.spmd.append(({"e": "var", "slot": var}, spmd_num))
-            self.incore += 1
-        try:
+        spmd = (ir_nodes.var(var), spmd_num) if kind == "spmd" else None
+        with self.region(yields=("loop", carry) if carry is not None else ("plain",),
+                         incore=spmd is not None, spmd=spmd):
             body = self.block(stmts)
-        finally:
-            self.yields.pop()
-            if kind == "spmd":
-                self.spmd.pop()
-                self.incore -= 1
         if kind in _SEQUENTIAL:
             self.env = _join_env(before, self.env)
         else:
@@ -378,14 +393,14 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         """slots[k] = pairs[k] (IR, Ty), as one statement (None: nothing to do)."""
         if len(slots) == 1:
             ir, ty = pairs[0]
-            if ir["e"] == "var" and ir["slot"] == slots[0]:
+            if ir_nodes.is_var(ir, slots[0]):
                 return None  # x = x
             self.set_ty(slots[0], ir, ty)
-            return self._stmt("assign", node, slot=slots[0], value=ir)
-        value = {"e": "tuple", "items": [p[0] for p in pairs]}
+            return ir_nodes.assign(self.stmt_line(node), slots[0], ir)
+        value = ir_nodes.tuple_(p[0] for p in pairs)
         for slot, (ir, ty) in zip(slots, pairs):
             self.set_ty(slot, ir, ty)
-        return self._stmt("unpack", node, slots=list(slots), value=value)
+        return ir_nodes.unpack(self.stmt_line(node), list(slots), value)
 
     # -- pl.yield_ ----------------------------------------------------------------------
     def is_yield(self, call):
@@ -430,7 +445,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                 raise self.error(node, "pl.yield_() in an if/else branch must assign its values "
                                  "('x = pl.yield_(...)')")
             if len(names) == 1 and len(values) > 1:
-                ir = {"e": "tuple", "items": [v[0] for v in values]}
+                ir = ir_nodes.tuple_(v[0] for v in values)
                 values = [(ir, Ty("tuple", items=tuple(v[1] for v in values)))]
             if len(names) != len(values):
                 raise self.error(node, "pl.yield_() of %d value(s) assigned to %d name(s)"
@@ -460,7 +475,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             slot = self.bind(tid.id)
             none = const("none", None)
             self.set_ty(slot, none, tys.of_pure(none))
-            pre.append(self._stmt("assign", node, slot=slot, value=none))
+            pre.append(ir_nodes.assign(self.stmt_line(node), slot, none))
         if region == "at":
             return pre + [self._at(node, call, label, keywords)]
         if region == "spmd":
@@ -470,8 +485,8 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             num = self._block_count(node, self.expr(call.args[0]), pre)
             var = self.new_slot("block_idx")
             body = self._loop_body(node.body, "spmd", var, (), None, spmd_num=num)
-            return pre + [self._stmt("for", node, kind="spmd", var=var, start=const("int64", 0),
-                                     stop=num, step=const("int64", 1), body=body)]
+            return pre + [ir_nodes.for_(self.stmt_line(node), "spmd", var, const("int64", 0), num,
+                                        const("int64", 1), body)]
         # pl.scope() / pl.manual_scope() / pl.cluster(): scheduling hints only.
         if call.args:
             raise self.error(node, "%s takes no positional arguments" % label)
@@ -491,12 +506,9 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         if "level" in keywords and not isinstance(self._static(keywords["level"]), Level):
             raise self.error(node, "%s: level must be a pl.Level member, got '%s'"
                              % (label, self.text(keywords["level"])))
-        self.incore += 1
-        try:
+        with self.region(incore=True):
             body = self.block(node.body)
-        finally:
-            self.incore -= 1
-        return self._stmt("at", node, name=name, body=body)
+        return ir_nodes.at(self.stmt_line(node), name, body)
 
     def _static(self, node):
         """A compile-time value (literal or module-level name), MISSING otherwise."""
@@ -508,8 +520,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
     def _s_If(self, node):
         cond, _ = self.texpr(node.test)
         truth = tys.truth(cond)
-        self.yields.append(("if",))
-        try:
+        with self.region(yields=("if",)):
             if truth is not None:  # a compile-time condition: only the branch taken
                 return self.block(node.body if truth else node.orelse)
             before = dict(self.env)
@@ -517,9 +528,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             then_env, self.env = self.env, before
             orelse = self.block(node.orelse)
             self.env = _join_env(then_env, self.env)
-        finally:
-            self.yields.pop()
-        return [self._stmt("if", node, cond=cond, then=then, **{"else": orelse})]
+        return [ir_nodes.if_(self.stmt_line(node), cond, then, orelse)]
 
     def _s_Return(self, node):
         if node.value is None:
@@ -536,7 +545,7 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         elif self.num_returns != len(pairs):
             raise self.error(node, "this return gives %d value(s) but an earlier one gives %d"
                              % (len(pairs), self.num_returns))
-        return [self._stmt("return", node, values=[p[0] for p in pairs])]
+        return [ir_nodes.return_(self.stmt_line(node), [p[0] for p in pairs])]
 
     def _s_Expr(self, node):
         value = node.value
@@ -550,9 +559,9 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                 self.splice_call(value, callee, ReturnPlan("discard"))
                 return []
         ir, _ = self.texpr(value)
-        if ir["e"] == "const":  # no-ops: pl.system.*, bind_dynamic, static_assert, ...
+        if is_const(ir):  # no-ops: pl.system.*, bind_dynamic, static_assert, ...
             return []
-        return [self._stmt("expr", node, value=ir)]
+        return [ir_nodes.expr_stmt(self.stmt_line(node), ir)]
 
     def _s_Pass(self, node):
         return []

@@ -3,12 +3,11 @@ and its compile-time value (an IR constant) where there is one. Used for folding
 (`x.shape`, `x.dtype`, compile-time conditions) and for the checks the hardware compiler
 would make (plane, dtype). Unknown is always safe: it folds nothing and checks nothing."""
 
+from pypto.compiler import ir_nodes
+from pypto.compiler.ir_nodes import const, is_const, is_integral_const, wrap_int64
 from pypto.language import dtypes
 
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 _WIDE_INTS = ("int64", "index")
-_INT_NAMES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-              "index", "bool")
 
 
 class Ty:
@@ -58,25 +57,10 @@ def scalar(dtype=None, value=None):
     return Ty("scalar", dtype, value=value)
 
 
-def const(dtype, v):
-    return {"e": "const", "dtype": dtype, "v": v}
-
-
-def is_pure(ir):
-    """An IR node whose value is known at compile time."""
-    e = ir["e"]
-    if e == "const":
-        return True
-    if e in ("list", "tuple"):
-        return all(is_pure(i) for i in ir["items"])
-    return False
-
-
 def of_pure(ir):
     """The Ty of a compile-time IR value."""
-    e = ir["e"]
-    if e in ("list", "tuple"):
-        return Ty(e, value=ir, items=tuple(of_pure(i) for i in ir["items"]))
+    if ir_nodes.is_sequence(ir):
+        return Ty(ir_nodes.expr_kind(ir), value=ir, items=tuple(of_pure(i) for i in ir["items"]))
     d = ir["dtype"]
     if d in ("str", "dtype", "none"):
         return Ty(d, value=ir)
@@ -101,22 +85,11 @@ def join(a, b):
               a.value if a.value == b.value else None, items, a.stable and b.stable, dropped)
 
 
-def _wrap64(v):
-    return (v - _INT64_MIN) % (1 << 64) + _INT64_MIN
-
-
-def _int_like(c):
-    return c["e"] == "const" and c["dtype"] in _INT_NAMES
-
-
 def truth(ir):
     """Python truth of a compile-time condition, or None when it is not one."""
-    if ir["e"] != "const":
-        return None
-    d = ir["dtype"]
-    if d in _INT_NAMES:
+    if is_integral_const(ir):
         return bool(ir["v"])
-    if d == "none":
+    if is_const(ir, "none"):
         return False
     return None
 
@@ -124,10 +97,10 @@ def truth(ir):
 def fold_binop(op, lhs, rhs):
     """The const node of `lhs op rhs` when both are constants and the simulator would
     compute exactly this (int64 arithmetic, integer comparisons, str/dtype equality)."""
-    if lhs["e"] != "const" or rhs["e"] != "const":
+    if not (is_const(lhs) and is_const(rhs)):
         return None
     a, b = lhs["v"], rhs["v"]
-    if _int_like(lhs) and _int_like(rhs):
+    if is_integral_const(lhs) and is_integral_const(rhs):
         if op in ("eq", "ne", "lt", "le", "gt", "ge"):
             return const("bool", {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b,
                                   "gt": a > b, "ge": a >= b}[op])
@@ -135,13 +108,13 @@ def fold_binop(op, lhs, rhs):
             return None  # narrower int arithmetic: leave it to the simulator's rules
         a, b = int(a), int(b)
         if op == "add":
-            return const("int64", _wrap64(a + b))
+            return const("int64", wrap_int64(a + b))
         if op == "sub":
-            return const("int64", _wrap64(a - b))
+            return const("int64", wrap_int64(a - b))
         if op == "mul":
-            return const("int64", _wrap64(a * b))
+            return const("int64", wrap_int64(a * b))
         if op in ("floordiv", "mod") and b != 0:
-            return const("int64", _wrap64(a // b if op == "floordiv" else a % b))
+            return const("int64", wrap_int64(a // b if op == "floordiv" else a % b))
         return None
     same_kind = lhs["dtype"] == rhs["dtype"] and lhs["dtype"] in ("str", "dtype", "none")
     if same_kind and op in ("eq", "ne"):
@@ -165,10 +138,10 @@ def fold_boolop(op, lhs, rhs_thunk):
 
 
 def fold_unary(op, operand):
-    if operand["e"] != "const" or operand["dtype"] not in _INT_NAMES:
+    if not is_integral_const(operand):
         return None
     if op == "not":
         return const("bool", not operand["v"])
     if op == "neg" and operand["dtype"] in _WIDE_INTS:
-        return const("int64", _wrap64(-int(operand["v"])))
+        return const("int64", wrap_int64(-int(operand["v"])))
     return None

@@ -1,4 +1,4 @@
-"""`@pl.program` classes of `@pl.function` methods (pl-subset §4.4).
+"""`@pl.program` classes of `@pl.function` methods.
 
 The result is not a Python class: it is a Program object with what the harness needs from a
 kernel (`__name__`, `param_names`, `compile(*args, config=...)`, calling it in place). The

@@ -1,15 +1,15 @@
 """Binding the arguments of compile()/__call__ to the kernel parameters: sample mode (torch
-tensors given) or signature mode (shapes from annotations), scalar specialisation and
-pl.RUNTIME (pl-subset §4.2, harness-reference §5.6)."""
+tensors given: shapes and dtypes from them) or signature mode (no tensors: shapes from the
+annotations, scalars by keyword), scalar specialisation (a scalar's value is baked into
+the program) and pl.RUNTIME (the scalar stays a parameter read at dispatch)."""
 
 import math
 
 from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
+from pypto.compiler.ir_nodes import fits_int64
 from pypto.compiler.kernel_source import MISSING
 from pypto.language import dtypes
 from pypto.language.types import RUNTIME, DynVar
-
-_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 class BoundParam:
@@ -67,7 +67,7 @@ def _scalar_value(kernel, decl, dtype, value):
         raise kernel.error(decl.line, "%s needs an int, got %r" % (where, value),
                            KernelArgumentError)
     value = int(value)
-    if not _INT64_MIN <= value <= _INT64_MAX:
+    if not fits_int64(value):
         raise kernel.error(decl.line, "%s: %d does not fit in 64 bits" % (where, value),
                            KernelArgumentMismatchError)
     return value

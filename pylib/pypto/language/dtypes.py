@@ -1,4 +1,5 @@
-"""PyPTO data types: singleton objects whose str() is the PyPTO name (pl-subset §6)."""
+"""PyPTO data types: singleton objects whose str() is the PyPTO name (`fp32`, `bfloat16`,
+...: the dtype names of host/sim/IR.md)."""
 
 
 class DataType:

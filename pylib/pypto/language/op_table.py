@@ -22,9 +22,9 @@ _UNARY = _op(("input",))
 _UNARY_HP = _op(("input",), keywords=("high_precision",))
 _ROW_REDUCE = _op(("input", "tmp_tile"), 1)
 
-# Runtime ops: become {"e": "call", "op": name, ...} in the IR.
+# Runtime ops: each becomes an IR `call` node (host/sim/IR.md) with `op` = its name.
 OPS = {
-    # Elementwise (pl-subset §2.4): a scalar rhs selects the scalar form.
+    # Elementwise: a scalar rhs selects the scalar form.
     "add": _BINARY,
     "sub": _BINARY,
     "mul": _BINARY,
@@ -39,12 +39,12 @@ OPS = {
     "rsqrt": _UNARY_HP,
     "recip": _UNARY_HP,
     "cmp": _op(("lhs", "rhs", "cmp_type"), 2),
-    # Creation (§2.1).
+    # Creation.
     "create_tensor": _op(("shape", "dtype"), keywords=("layout", "manual_dep", "init_value")),
     "create_tile": _op(("shape", "dtype"), keywords=("target_memory", "valid_shape")),
     "full": _op(("shape", "dtype", "value"), keywords=("valid_shape",)),
     "arange": _op(("start", "shape", "dtype"), 2, keywords=("descending",)),
-    # Views, data movement, element access (§2.2, §2.3).
+    # Views, data movement, element access.
     "slice": _op(("input", "shape", "offset", "valid_shape"), 3,
                  keywords=("drop_dims", "pad_value", "clamp")),
     "reshape": _op(("input", "shape")),
@@ -60,7 +60,7 @@ OPS = {
     "read": _op(("src", "offset")),
     "write": _op(("dst", "offset", "value")),
     "dim": _op(("input", "axis")),
-    # Reductions and broadcasts (§2.5).
+    # Reductions and broadcasts.
     "row_sum": _ROW_REDUCE,
     "row_max": _ROW_REDUCE,
     "row_min": _ROW_REDUCE,
@@ -83,16 +83,16 @@ OPS = {
     "col_expand_min": _BINARY,
     "col_expand_expdif": _BINARY,
     "col_expand": _BINARY,
-    # Matmul family (§2.6).
+    # Matmul family.
     "matmul": _op(("lhs", "rhs"), keywords=("out_dtype", "a_trans", "b_trans", "c_matrix_nz")),
     "matmul_acc": _op(("acc", "lhs", "rhs"), keywords=("a_trans", "b_trans", "init_cond")),
-    # Cast (§2.7): tensors and scalars.
+    # Cast: tensors and scalars.
     "cast": _op(("input", "target_type", "mode"), 2),
-    # Sort / top-k / gather (§2.8).
+    # Sort / top-k / gather.
     "sort32": _op(("src", "idx")),
     "mrgsort": _op(("src0", "src1", "src2", "src3"), 1, keywords=("block_len", "exhausted", "tmp")),
     "gather": _op(("input", "dim", "index"), 1, keywords=("mask_pattern", "output_dtype")),
-    # Scalars (§2.9).
+    # Scalars.
     "min": _BINARY,
     "max": _BINARY,
 }

@@ -1,4 +1,5 @@
-"""RunConfig / DistributedConfig (harness-reference §5.1): compile + run knobs of a kernel."""
+"""RunConfig / DistributedConfig: the compile and run knobs of a kernel, with pypto's field
+names and defaults (the `config=` of golden.run, see README "golden.run")."""
 
 import enum
 from dataclasses import dataclass, field
