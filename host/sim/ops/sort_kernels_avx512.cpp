@@ -13,9 +13,10 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 
 #if defined(__GNUC__) && !defined(__clang__)
-// GCC 12's AVX-512 headers trip -Wmaybe-uninitialized on their own `__Y = __Y` idiom
+// GCC 12's AVX-512 headers trip -W(maybe-)uninitialized on their own `__Y = __Y` idiom
 // (GCC bug 105593) wherever the intrinsics are inlined.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <immintrin.h>
 

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Runs the scripts of a pypto-lib checkout under the built pypto-golden on the simulator.
+
+    .venv/bin/python tests/corpus/run_corpus.py                 # every runnable script
+    .venv/bin/python tests/corpus/run_corpus.py --list tests/corpus/fast_passing.txt
+    .venv/bin/python tests/corpus/run_corpus.py models/qwen3_14b/decode.py ...
+
+A runnable script is a file with a `__main__` block directly in `examples/*/` or `models/*/`.
+Each runs from its own copy of its folder (scripts leave build_output/ and read config.py
+beside them), as `PYTHONPATH=<corpus> pypto-golden SCRIPT -p a2a3sim [-d 0]`, with a timeout,
+up to --jobs at a time. One row per script: verdict, seconds, peak memory of the run, the
+first line that tells what happened, and a note for scripts that cannot pass here for a
+reason outside pypto-golden's control. Then the counts. The exit status is 0 when every
+script of a --list (or given on the command line) passed, else 1; a whole-corpus run
+always exits 0 unless the runner itself fails.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "pypto-lib"
+VERDICTS = ("PASS", "MISMATCH", "ERROR", "TIMEOUT", "OOM")
+
+# Several devices: L3 host programs and the distributed DSL.
+_MULTI_DEVICE = re.compile(r"pypto\.language\.distributed|@pl\.jit\.host|\bpld\.")
+
+
+@dataclass
+class Row:
+    script: str
+    verdict: str
+    seconds: float
+    peak_mib: float
+    line: str
+    outside: str = ""  # why it cannot pass here for a reason outside pypto-golden
+    multi_device: bool = False
+
+    @property
+    def note(self):
+        return "; ".join(filter(None, [self.outside, "multi-device" if self.multi_device else ""]))
+
+
+def corpus_dir(given):
+    if given:
+        return Path(given).resolve()
+    env = os.environ.get("PYPTO_GOLDEN_CORPUS")
+    return Path(env).resolve() if env else DEFAULT_CORPUS
+
+
+def runnable_scripts(corpus):
+    found = []
+    for top in ("examples", "models"):
+        for path in sorted((corpus / top).glob("*/*.py")):
+            if re.search(r"^if __name__ == ['\"]__main__['\"]", path.read_text(errors="replace"), re.M):
+                found.append(path.relative_to(corpus).as_posix())
+    return found
+
+
+def is_multi_device(source):
+    return bool(_MULTI_DEVICE.search(source))
+
+
+def telling_line(output):
+    """The line a reader wants first: the error of a traceback or a failed stage, the first
+    failing output, else the verdict line."""
+    lines = [line.rstrip() for line in output.splitlines() if line.strip()]
+    for line in lines:
+        if re.match(r"^\[RUN\]\s+'[^']+' FAIL", line):
+            return line
+    for line in reversed(lines):
+        if re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b", line) or line.startswith("pypto-golden:"):
+            return line
+    for line in reversed(lines):
+        if line.startswith("[RUN] FAIL") or line.startswith("[RUN] PASS"):
+            return line
+    return lines[-1] if lines else ""
+
+
+def outside_reason(output):
+    """Why a script cannot pass here for a reason outside pypto-golden, or ""."""
+    if re.search(r"argument -p/--platform: invalid choice: 'a2a3sim'", output):
+        return "its argparse refuses -p a2a3sim"
+    m = re.search(r"AttributeError: module 'config' has no attribute '(\w+)'", output)
+    if m:
+        return "its config module has no attribute '%s' (out of date)" % m.group(1)
+    return ""
+
+
+def classify(returncode, output, timed_out, killed):
+    if timed_out:
+        return "TIMEOUT"
+    if killed or "MemoryError" in output or "std::bad_alloc" in output:
+        return "OOM"
+    if returncode == 0 and re.search(r"^\[RUN\] PASS", output, re.M):
+        return "PASS"
+    if re.search(r"^\[RUN\]\s+'[^']+' FAIL", output, re.M):
+        return "MISMATCH"
+    return "ERROR"
+
+
+def run_one(script, corpus, binary, timeout, workroot):
+    source = (corpus / script).read_text(errors="replace")
+    multi = is_multi_device(source)
+    work = Path(tempfile.mkdtemp(prefix=script.replace("/", "_") + ".", dir=workroot))
+    shutil.copytree(corpus / Path(script).parent, work, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("build_output", "__pycache__"))
+    cmd = [str(binary), Path(script).name, "-p", "a2a3sim"] + ([] if multi else ["-d", "0"])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_")}
+    env.update(PYTHONPATH=str(corpus), PYPTO_PROG_BUILD_DIR=str(work / "build_output"),
+               PYTHONDONTWRITEBYTECODE="1")
+    log_path = work / "output.txt"
+    start = time.monotonic()
+    timed_out = False
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > timeout:
+                timed_out = True
+                os.killpg(proc.pid, signal.SIGKILL)
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.05)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    seconds = time.monotonic() - start
+    output = log_path.read_text(errors="replace")
+    killed = not timed_out and proc.returncode == -signal.SIGKILL
+    verdict = classify(proc.returncode, output, timed_out, killed)
+    line = telling_line(output) if not timed_out else "no result after %d s" % timeout
+    row = Row(script, verdict, seconds, usage.ru_maxrss / 1024.0, line[:200],
+              outside=outside_reason(output) if verdict != "PASS" else "", multi_device=multi)
+    if verdict == "PASS":
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        row.line = row.line or "(no output; see %s)" % log_path
+    return row
+
+
+def print_row(row, out):
+    note = "  [%s]" % row.note if row.note and row.verdict != "PASS" else ""
+    out.write("%-8s %7.1fs %7.0f MiB  %s  %s%s\n" % (row.verdict, row.seconds, row.peak_mib, row.script, row.line,
+                                                    note))
+    out.flush()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("scripts", nargs="*", help="scripts relative to the corpus (default: all runnable)")
+    parser.add_argument("--corpus", help="a pypto-lib checkout (default: $PYPTO_GOLDEN_CORPUS, else %s)"
+                        % DEFAULT_CORPUS)
+    parser.add_argument("--list", help="a file naming the scripts to run, one per line (# comments)")
+    parser.add_argument("--bin", help="the pypto-golden executable (default: $PYPTO_GOLDEN_BIN, else build/bin)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per script (default 300)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scripts at a time (default: cores)")
+    parser.add_argument("--keep", help="keep every work directory under this folder")
+    args = parser.parse_args(argv)
+
+    corpus = corpus_dir(args.corpus)
+    if not (corpus / "examples").is_dir() and not (corpus / "models").is_dir():
+        parser.error("no pypto-lib checkout at %s (no examples/ or models/); pass --corpus" % corpus)
+    binary = Path(args.bin or os.environ.get("PYPTO_GOLDEN_BIN") or REPO / "build" / "bin" / "pypto-golden")
+    if not os.access(binary, os.X_OK):
+        parser.error("pypto-golden executable not found at %s; build it or pass --bin" % binary)
+    selected = list(args.scripts)
+    if args.list:
+        for raw in Path(args.list).read_text().splitlines():
+            name = raw.split("#", 1)[0].strip()
+            if name:
+                selected.append(name)
+    strict = bool(selected)
+    scripts = selected or runnable_scripts(corpus)
+    missing = [s for s in scripts if not (corpus / s).is_file()]
+    if missing:
+        parser.error("not in the corpus %s: %s" % (corpus, ", ".join(missing)))
+
+    workroot = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="pypto-corpus."))
+    workroot.mkdir(parents=True, exist_ok=True)
+    sys.stdout.write("corpus %s, %d scripts, %d at a time, timeout %g s, %s\n"
+                     % (corpus, len(scripts), args.jobs, args.timeout, binary))
+    rows = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for row in pool.map(lambda s: run_one(s, corpus, binary, args.timeout, workroot), scripts):
+            print_row(row, sys.stdout)
+            rows.append(row)
+    counts = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}
+    outside = sum(1 for r in rows if r.verdict != "PASS" and r.outside)
+    multi = sum(1 for r in rows if r.verdict != "PASS" and r.multi_device)
+    sys.stdout.write("%d scripts: %s (of the failures: %d multi-device, %d for a reason outside pypto-golden)\n"
+                     % (len(rows), ", ".join("%d %s" % (counts[v], v) for v in VERDICTS), multi, outside))
+    if not args.keep and all(r.verdict == "PASS" for r in rows):
+        shutil.rmtree(workroot, ignore_errors=True)
+    elif not args.keep:
+        sys.stdout.write("work directories of the failures: %s\n" % workroot)
+    return 1 if strict and counts["PASS"] != len(rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

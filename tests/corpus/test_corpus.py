@@ -1,0 +1,62 @@
+"""Regression test over the real-kernel corpus: the scripts of fast_passing.txt (each passes in
+well under 20 s on this project's simulator) still pass, unmodified. Skipped when no pypto-lib
+checkout is present (PYPTO_GOLDEN_CORPUS, else ../shared/corpus/pypto-lib beside the repo)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import run_corpus  # noqa: E402
+
+CORPUS = run_corpus.corpus_dir(None)
+
+
+@pytest.mark.skipif(not (CORPUS / "examples").is_dir(), reason="no pypto-lib corpus at %s" % CORPUS)
+def test_the_fast_passing_corpus_scripts_still_pass(tmp_path):
+    binary = os.environ.get("PYPTO_GOLDEN_BIN") or str(run_corpus.REPO / "build" / "bin" / "pypto-golden")
+    done = subprocess.run([sys.executable, str(HERE / "run_corpus.py"), "--list", str(HERE / "fast_passing.txt"),
+                           "--bin", binary, "--timeout", "120", "--jobs", str(min(2, os.cpu_count() or 1)),
+                           "--keep", str(tmp_path)], capture_output=True, text=True, timeout=1800)
+    rows = [line for line in done.stdout.splitlines() if line.split(" ", 1)[0] in run_corpus.VERDICTS]
+    failed = [line for line in rows if not line.startswith("PASS ")]
+    assert rows and not failed, done.stdout + done.stderr
+    assert done.returncode == 0
+
+
+def test_runnable_scripts_are_the_main_files_of_examples_and_models(tmp_path):
+    for rel, text in {"examples/a/k.py": "if __name__ == '__main__':\n    pass\n",
+                      "examples/a/helper.py": "def f(): pass\n",
+                      "models/m/deep/x.py": "if __name__ == \"__main__\":\n    pass\n",
+                      "models/m/run.py": 'if __name__ == "__main__":\n    main()\n'}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    assert run_corpus.runnable_scripts(tmp_path) == ["examples/a/k.py", "models/m/run.py"]
+
+
+@pytest.mark.parametrize("returncode, output, timed_out, killed, verdict", [
+    (0, "[RUN] validate done\n[RUN] PASS (0.1s)\n", False, False, "PASS"),
+    (1, "[RUN]   'y' FAIL  shape=(4,)\n[RUN] FAIL (0.1s)\n", False, False, "MISMATCH"),
+    (1, "Traceback...\nValueError: bad\n", False, False, "ERROR"),
+    (-9, "", True, False, "TIMEOUT"),
+    (-9, "", False, True, "OOM"),
+    (0, "no verdict line\n", False, False, "ERROR"),
+])
+def test_verdicts(returncode, output, timed_out, killed, verdict):
+    assert run_corpus.classify(returncode, output, timed_out, killed) == verdict
+
+
+def test_the_telling_line_and_reasons_outside_the_project():
+    out = ("[RUN] compile ...\nTraceback (most recent call last):\n  File x\n"
+           "AttributeError: module 'config' has no attribute 'X'\n")
+    assert run_corpus.telling_line(out) == "AttributeError: module 'config' has no attribute 'X'"
+    assert run_corpus.outside_reason(out) == "its config module has no attribute 'X' (out of date)"
+    assert run_corpus.telling_line("[RUN]   'y' FAIL  shape=(4,)\n[RUN] FAIL\n") == "[RUN]   'y' FAIL  shape=(4,)"
+    refused = "k.py: error: argument -p/--platform: invalid choice: 'a2a3sim' (choose from 'a2a3', 'a5')"
+    assert run_corpus.outside_reason(refused) == "its argparse refuses -p a2a3sim"
+    assert run_corpus.is_multi_device("import pypto.language.distributed as pld\n")
+    assert not run_corpus.is_multi_device("import pypto.language as pl\n")
