@@ -55,20 +55,7 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
   req.golden_data = optional_path(golden_data);
   req.sink = write_line;
   RunOutcome o = run_pipeline(req);
-  py::object bench = py::none();
-  if (o.bench) {
-    py::dict b;
-    b["metric"] = o.bench->metric;
-    b["rounds"] = o.bench->rounds;
-    b["warmup"] = o.bench->warmup;
-    b["samples"] = o.bench->samples;
-    b["min"] = o.bench->min;
-    b["median"] = o.bench->median;
-    b["mean"] = o.bench->mean;
-    b["max"] = o.bench->max;
-    b["stdev"] = o.bench->stdev;
-    bench = b;
-  }
+  py::object bench = o.bench ? py::object(bench_stats_dict(*o.bench)) : py::none();
   return py::make_tuple(o.passed, o.error ? py::cast(*o.error) : py::none(), o.execution_time,
                         o.work_dir ? py::cast(*o.work_dir) : py::none(), bench);
 }
@@ -206,6 +193,7 @@ void define_module(py::module_& m) {
         "The simulator's runtime ops, in registration order: [{name, min_args, max_args, keywords}], the "
         "positional argument counts it accepts and its keyword names.");
   define_validation(m);
+  define_bench(m);
   m.attr("__version__") = PYPTO_GOLDEN_VERSION;
 }
 

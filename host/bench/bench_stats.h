@@ -1,4 +1,5 @@
-// Statistics of benchmark samples and their report lines.
+// Statistics of benchmark samples: pure functions, no output (the report lines and the JSON
+// document are bench_reporter.h's).
 #pragma once
 
 #include <string>
@@ -6,23 +7,26 @@
 
 namespace pypto_golden {
 
+// The fields of a benchmark result, declared once: X(name, type, initial value, doc). The
+// struct below, the binding's dict and field list, and golden.BenchStats (pylib/golden/bench.py)
+// are made from this list.
+#define PYPTO_BENCH_STATS_FIELDS(X)                                                            \
+  X(metric, std::string, "host_us", "what the samples measure (microseconds)")                 \
+  X(rounds, int, 0, "timed rounds")                                                            \
+  X(warmup, int, 0, "untimed rounds before them")                                              \
+  X(samples, std::vector<double>, {}, "one sample per timed round, in order")                  \
+  X(min, double, 0, "the smallest sample")                                                     \
+  X(median, double, 0, "the median sample (the mean of the middle two for an even count)")     \
+  X(mean, double, 0, "the mean of the samples")                                                \
+  X(max, double, 0, "the largest sample")                                                      \
+  X(stdev, double, 0, "the sample standard deviation (n - 1; 0 for one sample)")
+
 struct BenchStats {
-  std::string metric = "host_us";  // what the samples measure (microseconds)
-  int rounds = 0;
-  int warmup = 0;
-  std::vector<double> samples;     // one per measured round, in order
-  double min = 0, median = 0, mean = 0, max = 0, stdev = 0;  // stdev: sample (n - 1)
+#define PYPTO_BENCH_STATS_MEMBER(name, type, init, doc) type name = init;
+  PYPTO_BENCH_STATS_FIELDS(PYPTO_BENCH_STATS_MEMBER)
+#undef PYPTO_BENCH_STATS_MEMBER
 };
 
 BenchStats summarize(std::vector<double> samples, int rounds, int warmup, std::string metric);
-
-// "[RUN]   host_us (100 rounds) min=1.0 median=1.2 mean=1.3 max=2.0 stdev=0.1"
-std::string stats_line(const BenchStats& s);
-
-// "[RUN]     raw n=100 host_us=[1.0, 1.2, ...]" (values rounded to 0.1)
-std::string raw_line(const BenchStats& s);
-
-// The JSON document written to PYPTO_BENCH_JSON.
-std::string stats_json(const BenchStats& s, const std::string& kernel, const std::string& platform);
 
 }  // namespace pypto_golden

@@ -1,6 +1,7 @@
 #include "run/benchmark_stage.h"
 
 #include "bench/bench_loop.h"
+#include "bench/bench_reporter.h"
 #include "run/run_errors.h"
 #include "sim/device_registry.h"
 #include "sim/program_loader.h"
@@ -54,22 +55,19 @@ BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, con
       args[k].result = at::empty_like(host[k]);
     }
   }
+  // Held for the whole loop: a device replaced meanwhile (PYPTO_SIM_* changed) stays alive.
+  const std::shared_ptr<sim::Device> device = sim::simulated_device(target.device_id);
   std::vector<double> samples;
   {
     pybind11::gil_scoped_release release;
-    samples = time_dispatches(*program, args, *sim::simulated_device(target.device_id), knobs.rounds, knobs.warmup);
+    samples = time_dispatches(*program, args, *device, knobs.rounds, knobs.warmup);
   }
   BenchStats stats = summarize(std::move(samples), knobs.rounds, knobs.warmup, "host_us");
-  log.line("[RUN]   effective_us unavailable: sim platform has no device timing");
-  log.line(stats_line(stats));
-  if (knobs.raw) {
-    log.line("[RUN]   raw samples: rounds=" + std::to_string(knobs.rounds) + " warmup=" + std::to_string(knobs.warmup));
-    log.line(raw_line(stats));
-  }
+  report_to_console(stats, knobs.raw, [&](const std::string& line) { log.line(line); });
   if (!knobs.json_path.empty()) {
-    const std::string doc = stats_json(stats, target.kernel, target.platform);
     try {
-      write_file_atomically(knobs.json_path, [&](int fd) { write_all(fd, doc.data(), doc.size(), knobs.json_path); });
+      report_to_json_file(knobs.json_path, stats, {target.kernel, target.platform},
+                          current_bench_context(device->pool().size()));
     } catch (const FileWriteError& e) {
       throw RunFailure(std::string("PYPTO_BENCH_JSON: ") + e.what());
     }

@@ -16,10 +16,10 @@
 
 namespace pypto_golden {
 
-// The seed's rules for ScalarSpec(benchmark_step=...), on a fresh compile: not together
-// with enable_chip_swimlane, compile_runtime=True on a @pl.jit kernel, and resident specs
-// (which the simulator does not have yet, so every stepped scalar is refused). A broken
-// rule is a RunFailure naming the scalar and the rule.
+// The rules for ScalarSpec(benchmark_step=...) (README "Benchmark mode"), on a fresh
+// compile: not together with enable_chip_swimlane, compile_runtime=True on a @pl.jit
+// kernel, and resident specs (which the simulator does not have yet, so every stepped
+// scalar is refused). A broken rule is a RunFailure naming the scalar and the rule.
 void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool jit_kernel, bool chip_swimlane);
 
 // Stepped scalars of a runtime_dir replay: the artifact cannot prove it forwards them, so
@@ -33,9 +33,10 @@ struct BenchTarget {
   int device_id = 0;
 };
 
-// Times the dispatch loop and prints the report lines. `initial` holds the InOut tensors as
-// they were before the correctness dispatch (undefined elsewhere): every round starts from
-// the same state, and the host tensors validation reads are never touched.
+// Times the dispatch loop, prints the report lines and, with PYPTO_BENCH_JSON, writes the
+// JSON report (bench/bench_reporter.h). `initial` holds the InOut tensors as they were
+// before the correctness dispatch (undefined elsewhere): every round starts from the same
+// state, and the host tensors validation reads are never touched.
 BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, const std::vector<NativeSpec>& specs,
                          const std::vector<at::Tensor>& host, const std::vector<at::Tensor>& initial,
                          const StageLog& log);

@@ -4,49 +4,50 @@
 
 #include <torch/csrc/utils/pybind.h>
 
+#include <optional>
+
 namespace py = pybind11;
 
 namespace pypto_golden {
 namespace {
 
-struct OutputVerdict {
-  bool passed = false;
-  std::string detail;
-};
-
 // A Python comparator: (actual, expected, *, actual_outputs, expected_outputs, inputs, rtol,
-// atol) -> (ok, detail). Raising or returning something else fails the output, naming it.
-OutputVerdict call_comparator(const py::handle& cmp, const std::string& label, const at::Tensor& actual,
-                              const at::Tensor& expected, const py::dict& actual_outputs,
-                              const py::dict& expected_outputs, const py::dict& inputs, double rtol,
-                              double atol) {
-  OutputVerdict v;
+// atol) -> (ok, detail), its detail already in compare_fn form. Raising or returning something
+// else fails the output, naming it.
+GateResult call_comparator(const py::handle& cmp, const std::string& label, const at::Tensor& actual,
+                           const at::Tensor& expected, const py::dict& actual_outputs,
+                           const py::dict& expected_outputs, const py::dict& inputs, double rtol, double atol) {
   try {
     py::object result = cmp(py::cast(actual), py::cast(expected), py::arg("actual_outputs") = actual_outputs,
                             py::arg("expected_outputs") = expected_outputs, py::arg("inputs") = inputs,
                             py::arg("rtol") = rtol, py::arg("atol") = atol);
-    if (!py::isinstance<py::tuple>(result) || py::len(result) != 2) {
-      v.detail = "    comparator " + label + " returned " + std::string(py::repr(result)) +
-                 "; a comparator must return (ok: bool, detail: str)";
-      return v;
-    }
+    if (!py::isinstance<py::tuple>(result) || py::len(result) != 2)
+      return gate_result({"comparator " + label + " returned " + std::string(py::repr(result)) +
+                          "; a comparator must return (ok: bool, detail: str)"});
     py::tuple pair = result;
     // Inside the try: an ok that has no truth value (a multi-element tensor) fails the output.
+    GateResult v;
     v.passed = py::bool_(pair[0]);
     v.detail = py::str(pair[1]);
+    return v;
   } catch (py::error_already_set& e) {
     if (e.matches(PyExc_KeyboardInterrupt)) throw;
     py::object type_name = e.type().attr("__name__");
-    v.passed = false;
-    v.detail = "    comparator " + label + " raised " + std::string(py::str(type_name)) + ": " +
-               std::string(py::str(e.value()));
+    return gate_result({"comparator " + label + " raised " + std::string(py::str(type_name)) + ": " +
+                        std::string(py::str(e.value()))});
   }
-  return v;
 }
 
 std::string comparator_label(const py::handle& cmp) {
   py::object name = py::getattr(cmp, "__name__", py::none());
   return name.is_none() ? "custom" : std::string(py::str(name));
+}
+
+// "[RUN]   'y' PASS  shape=(4,) dtype=torch.float32" and, for a comparator, " (label)" after it.
+std::string output_line(const std::string& name, bool passed, const std::string& shape_dtype,
+                        const std::optional<std::string>& label) {
+  return "[RUN]   '" + name + "' " + (passed ? "PASS" : "FAIL") + "  " + shape_dtype +
+         (label ? " (" + *label + ")" : std::string());
 }
 
 }  // namespace
@@ -71,33 +72,27 @@ ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const st
   }
 
   std::vector<std::string> failed;
-  std::vector<std::string> details;
+  std::vector<std::string> blocks;  // one failing output each: header and detail
   for (size_t k = 0; k < specs.size(); ++k) {
     const NativeSpec& s = specs[k];
     if (!s.is_tensor || s.direction == Direction::In) continue;
     const at::Tensor& actual = host_tensors[k];
     const at::Tensor& golden = expected.at(s.name);
-    const std::string text = shape_dtype_text(actual);
+    std::optional<std::string> label;  // set for a compare_fn comparator
+    GateResult r;
     if (comparators.contains(py::str(s.name))) {
       py::object cmp = comparators[py::str(s.name)];
-      std::string label = comparator_label(cmp);
-      OutputVerdict v = call_comparator(cmp, label, actual, golden, actual_outputs, expected_outputs, inputs, rtol, atol);
-      log.line("[RUN]   '" + s.name + "' " + (v.passed ? "PASS" : "FAIL") + "  " + text + " (" + label + ")");
-      if (!v.passed) {
-        failed.push_back(s.name);
-        details.push_back("  '" + s.name + "' FAIL (" + label + ")  " + text + "\n" + v.detail);
-      }
-      continue;
-    }
-    GateResult r;
-    {
+      label = comparator_label(cmp);
+      r = call_comparator(cmp, *label, actual, golden, actual_outputs, expected_outputs, inputs, rtol, atol);
+    } else {
       py::gil_scoped_release release;
-      r = allclose_gate(s.name, actual, golden, rtol, atol);
+      r = allclose_check(actual, golden, rtol, atol);
     }
-    log.line("[RUN]   '" + s.name + "' " + (r.passed ? "PASS" : "FAIL") + "  " + text);
+    const std::string text = shape_dtype_text(actual);
+    log.line(output_line(s.name, r.passed, text, label));
     if (!r.passed) {
       failed.push_back(s.name);
-      details.push_back(r.detail);
+      blocks.push_back(output_failure_text(s.name, label, text, r.detail));
     }
   }
   if (!failed.empty()) {
@@ -105,7 +100,7 @@ ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const st
     std::string names = "[";
     for (size_t k = 0; k < failed.size(); ++k) names += (k ? ", '" : "'") + failed[k] + "'";
     report.error = "Output(s) does not match golden: " + names + "]\n";
-    for (size_t k = 0; k < details.size(); ++k) report.error += (k ? "\n" : "") + details[k];
+    for (size_t k = 0; k < blocks.size(); ++k) report.error += (k ? "\n" : "") + blocks[k];
   }
   return report;
 }

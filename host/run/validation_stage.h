@@ -18,8 +18,9 @@ struct ValidationReport {
   std::string error;  // "Output(s) does not match golden: ['y']\n<details>" when failed
 };
 
-// compare_fn maps output names to Python comparators (called as README's compare_fn describes);
-// other outputs use the native allclose gate. Prints one line per output.
+// compare_fn maps output names to Python comparators (called with the compare_fn protocol,
+// README "golden.run"); other outputs use the native allclose gate. Prints one line per
+// output; the report heads each failing output's detail (validate/gate_report.h).
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs,
                                   const std::vector<at::Tensor>& host_tensors,
                                   const std::map<std::string, at::Tensor>& expected,

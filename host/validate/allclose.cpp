@@ -4,16 +4,16 @@
 
 #include "validate/allclose.h"
 
+#include "validate/gate_scan.h"
+
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <type_traits>
 
 namespace pypto_golden {
@@ -57,17 +57,6 @@ inline Element<C> element(C x, C y, C rtol, C atol) {
   return {close, finite ? d : C(-1), finite ? rel : C(-1)};
 }
 
-struct Best {
-  double value = -1.0;
-  int64_t index = -1;
-  void offer(double v, int64_t i) {
-    if (i >= 0 && (index < 0 || v > value || (v == value && i < index))) {
-      value = v;
-      index = i;
-    }
-  }
-};
-
 template <typename C>
 struct BlockSummary {
   int32_t bad;
@@ -89,6 +78,14 @@ PYPTO_GATE_KERNEL BlockSummary<C> block_pass(const T* __restrict pa, const T* __
   return {bad, max_abs, max_rel};
 }
 
+// Per chunk: the mismatch count, the first listed mismatches and the greatest differences.
+template <typename C>
+struct AllcloseScan {
+  int64_t mismatches = 0;
+  std::vector<Mismatch> first;
+  BestAt<C> abs, rel;  // value -1: no finite difference yet
+};
+
 // One parallel pass: per block of kGateBlock elements a vectorised reduction (mismatch count,
 // greatest differences); the block is rescanned (from L1) only to list its first mismatches
 // or to locate a new greatest difference.
@@ -96,59 +93,39 @@ template <typename T>
 void scan(const T* a, const T* e, double rtol_in, double atol_in, size_t max_listed, AllcloseStats& out) {
   using C = typename Precision<T>::type;
   const C rtol = static_cast<C>(rtol_in), atol = static_cast<C>(atol_in);
-  std::mutex mu;
-  Best best_abs, best_rel;
-  at::parallel_for(0, out.numel, 1 << 16, [&](int64_t begin, int64_t end) {
-    int64_t mismatches = 0;
-    std::vector<Mismatch> first;
-    C max_abs = C(-1), max_rel = C(-1);
-    int64_t abs_at = -1, rel_at = -1;
-    for (int64_t b = begin; b < end; b += kGateBlock) {
-      const int64_t m = std::min(kGateBlock, end - b);
-      const T* pa = a + b;
-      const T* pe = e + b;
-      const BlockSummary<C> sum = block_pass<C>(pa, pe, m, rtol, atol);
-      const int32_t bad = sum.bad;
-      const C block_abs = sum.max_abs, block_rel = sum.max_rel;
-      mismatches += bad;
-      if (bad && first.size() < max_listed) {
-        for (int64_t i = 0; i < m && first.size() < max_listed; ++i)
-          if (!element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol).close)
-            first.push_back({b + i, static_cast<double>(load_as<C>(pa[i])), static_cast<double>(load_as<C>(pe[i]))});
-      }
-      if (block_abs > max_abs) {
-        max_abs = block_abs;
-        for (int64_t i = 0; i < m; ++i)
-          if (element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol).abs_diff == block_abs) {
-            abs_at = b + i;
-            break;
-          }
-      }
-      if (block_rel > max_rel) {
-        max_rel = block_rel;
-        for (int64_t i = 0; i < m; ++i)
-          if (element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol).rel_diff == block_rel) {
-            rel_at = b + i;
-            break;
-          }
-      }
+  AllcloseScan<C> total;
+  auto block = [&](AllcloseScan<C>& local, int64_t logical, const T* pa, const T* pe, int64_t m) {
+    auto at = [&](int64_t i) { return element<C>(load_as<C>(pa[i]), load_as<C>(pe[i]), rtol, atol); };
+    const BlockSummary<C> sum = block_pass<C>(pa, pe, m, rtol, atol);
+    local.mismatches += sum.bad;
+    if (sum.bad && local.first.size() < max_listed) {
+      for (int64_t i = 0; i < m && local.first.size() < max_listed; ++i)
+        if (!at(i).close)
+          local.first.push_back(
+              {logical + i, static_cast<double>(load_as<C>(pa[i])), static_cast<double>(load_as<C>(pe[i]))});
     }
-    std::lock_guard<std::mutex> lock(mu);
-    out.mismatches += mismatches;
-    out.first.insert(out.first.end(), first.begin(), first.end());
-    best_abs.offer(static_cast<double>(max_abs), abs_at);
-    best_rel.offer(static_cast<double>(max_rel), rel_at);
-  });
+    if (sum.max_abs > local.abs.value)
+      local.abs = {sum.max_abs, logical + first_index(m, [&](int64_t i) { return at(i).abs_diff == sum.max_abs; })};
+    if (sum.max_rel > local.rel.value)
+      local.rel = {sum.max_rel, logical + first_index(m, [&](int64_t i) { return at(i).rel_diff == sum.max_rel; })};
+  };
+  auto merge = [&](const AllcloseScan<C>& local) {
+    out.mismatches += local.mismatches;
+    out.first.insert(out.first.end(), local.first.begin(), local.first.end());
+    total.abs.offer(local.abs.value, local.abs.index);
+    total.rel.offer(local.rel.value, local.rel.index);
+  };
+  scan_blocks(a, e, Runs::whole(out.numel), AllcloseScan<C>{}, block, merge);
   std::sort(out.first.begin(), out.first.end(),
             [](const Mismatch& x, const Mismatch& y) { return x.flat_index < y.flat_index; });
   if (out.first.size() > max_listed) out.first.resize(max_listed);
-  if (best_abs.index >= 0) {
-    out.max_abs_diff = best_abs.value;
-    out.max_abs_index = best_abs.index;
+  if (total.abs.index >= 0) {
+    out.max_abs_diff = static_cast<double>(total.abs.value);
+    out.max_abs_index = total.abs.index;
   }
-  if (best_rel.index >= 0) {
-    out.max_rel_diff = best_rel.value;
-    out.max_rel_index = best_rel.index;
+  if (total.rel.index >= 0) {
+    out.max_rel_diff = static_cast<double>(total.rel.value);
+    out.max_rel_index = total.rel.index;
   }
 }
 
@@ -178,40 +155,35 @@ std::string shape_dtype_text(const at::Tensor& t) {
   return "shape=" + python_shape_repr(t.sizes()) + " dtype=" + torch_dtype_repr(t.scalar_type());
 }
 
+GateResult allclose_check(const at::Tensor& actual, const at::Tensor& expected, double rtol, double atol) {
+  // Inputs: equal shapes and dtypes.
+  if (!actual.sizes().equals(expected.sizes())) return gate_result({shape_mismatch_text(actual, expected)});
+  if (actual.scalar_type() != expected.scalar_type())
+    return gate_result({"dtype mismatch: actual " + torch_dtype_repr(actual.scalar_type()) + " vs expected " +
+                        torch_dtype_repr(expected.scalar_type())});
+  // Scan, then the verdict.
+  const AllcloseStats s = allclose_stats(actual, expected, rtol, atol);
+  if (s.mismatches == 0) return gate_result({});
+  const auto dtype = actual.scalar_type();
+  GateLines lines{"Mismatched elements: " + std::to_string(s.mismatches) + "/" + std::to_string(s.numel) +
+                  "  rtol=" + python_float_repr(rtol) + " atol=" + python_float_repr(atol)};
+  if (s.max_abs_index >= 0) {
+    lines.push_back("Greatest absolute difference: " + python_float_repr(s.max_abs_diff) + " at index " +
+                    unravel_text(s.max_abs_index, actual.sizes()));
+    lines.push_back("Greatest relative difference: " + python_float_repr(s.max_rel_diff) + " at index " +
+                    unravel_text(s.max_rel_index, actual.sizes()));
+  }
+  lines.push_back("first " + std::to_string(s.first.size()) + " mismatches:");
+  for (const auto& m : s.first)
+    lines.push_back("[" + std::to_string(m.flat_index) + "] actual=" + element_text(m.actual, dtype) +
+                    ", expected=" + element_text(m.expected, dtype));
+  return gate_result(lines);
+}
+
 GateResult allclose_gate(const std::string& name, const at::Tensor& actual, const at::Tensor& expected,
                          double rtol, double atol) {
-  GateResult r;
-  const std::string head = "  '" + name + "' FAIL  " + shape_dtype_text(actual) + "\n";
-  if (!actual.sizes().equals(expected.sizes())) {
-    r.detail = head + "    shape mismatch: actual " + python_shape_repr(actual.sizes()) + " vs expected " +
-               python_shape_repr(expected.sizes());
-    return r;
-  }
-  if (actual.scalar_type() != expected.scalar_type()) {
-    r.detail = head + "    dtype mismatch: actual " + torch_dtype_repr(actual.scalar_type()) +
-               " vs expected " + torch_dtype_repr(expected.scalar_type());
-    return r;
-  }
-  AllcloseStats s = allclose_stats(actual, expected, rtol, atol);
-  if (s.mismatches == 0) {
-    r.passed = true;
-    return r;
-  }
-  const auto dtype = actual.scalar_type();
-  std::string d = head + "    Mismatched elements: " + std::to_string(s.mismatches) + "/" +
-                  std::to_string(s.numel) + "  rtol=" + python_float_repr(rtol) +
-                  " atol=" + python_float_repr(atol) + "\n";
-  if (s.max_abs_index >= 0) {
-    d += "    Greatest absolute difference: " + python_float_repr(s.max_abs_diff) + " at index " +
-         unravel_text(s.max_abs_index, actual.sizes()) + "\n";
-    d += "    Greatest relative difference: " + python_float_repr(s.max_rel_diff) + " at index " +
-         unravel_text(s.max_rel_index, actual.sizes()) + "\n";
-  }
-  d += "    first " + std::to_string(s.first.size()) + " mismatches:";
-  for (const auto& m : s.first)
-    d += "\n    [" + std::to_string(m.flat_index) + "] actual=" + element_text(m.actual, dtype) +
-         ", expected=" + element_text(m.expected, dtype);
-  r.detail = d;
+  GateResult r = allclose_check(actual, expected, rtol, atol);
+  if (!r.passed) r.detail = output_failure_text(name, std::nullopt, shape_dtype_text(actual), r.detail);
   return r;
 }
 

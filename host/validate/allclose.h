@@ -33,14 +33,17 @@ struct AllcloseStats {
 AllcloseStats allclose_stats(const at::Tensor& actual, const at::Tensor& expected, double rtol,
                              double atol, size_t max_listed = 20);
 
-// Default gate with the harness report:
-//   '<name>' FAIL  shape=(4,) dtype=torch.float32
-//     Mismatched elements: 2/4  rtol=1e-05 atol=1e-05
-//     Greatest absolute difference: ... at index (1,)
-//     Greatest relative difference: ... at index (1,)
-//     first 2 mismatches:
-//     [1] actual=2.0, expected=3.0
+// The default gate. Failure lines (gate_report.h indents them):
+//   "Mismatched elements: 2/4  rtol=1e-05 atol=1e-05"
+//   "Greatest absolute difference: ... at index (1,)"   (both only when a difference is finite)
+//   "Greatest relative difference: ... at index (1,)"
+//   "first 2 mismatches:"
+//   "[1] actual=2.0, expected=3.0"
 // A shape or dtype difference is a failure with its own line, never an exception.
+GateResult allclose_check(const at::Tensor& actual, const at::Tensor& expected, double rtol, double atol);
+
+// allclose_check's failure as one output's block of the run's report, headed
+// "  '<name>' FAIL  shape=(4,) dtype=torch.float32" (output_failure_text).
 GateResult allclose_gate(const std::string& name, const at::Tensor& actual,
                          const at::Tensor& expected, double rtol, double atol);
 

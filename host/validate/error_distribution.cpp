@@ -3,12 +3,9 @@
 
 #include "validate/error_distribution.h"
 
-#include <ATen/ATen.h>
-#include <ATen/Parallel.h>
+#include "validate/gate_scan.h"
 
-#include <cmath>
-#include <limits>
-#include <mutex>
+#include <ATen/ATen.h>
 
 namespace pypto_golden {
 namespace {
@@ -18,7 +15,7 @@ struct Threshold {
 };
 
 struct Sums {
-  int64_t actual_nan = 0, actual_inf = 0;
+  int64_t actual_nan = 0, actual_inf = 0;  // what makes the output illegal (the golden is not judged)
   double diff2 = 0, exp2 = 0, act2 = 0, dot = 0, exp_abs = 0;
   std::vector<int64_t> bad;
   std::vector<float> worst;
@@ -26,14 +23,13 @@ struct Sums {
 
 template <typename T>
 PYPTO_GATE_KERNEL void block_sums(const T* __restrict a, const T* __restrict e, int64_t m, Sums& s) {
-  const float inf = std::numeric_limits<float>::infinity();
   int64_t an = 0, ai = 0;
   double d2 = 0, e2 = 0, a2 = 0, dot = 0, ea = 0;
 #pragma omp simd reduction(+ : an, ai, d2, e2, a2, dot, ea)
   for (int64_t i = 0; i < m; ++i) {
     const float x = load_f32(a[i]), y = load_f32(e[i]);
-    an += x != x ? 1 : 0;
-    ai += std::fabs(x) == inf ? 1 : 0;
+    an += nan_count(x);
+    ai += inf_count(x);
     const double d = std::fabs(x - y);
     d2 += d * d;
     e2 += static_cast<double>(y) * y;
@@ -134,10 +130,10 @@ std::vector<float> quantiles_of(float* v, int64_t n, const std::vector<double>& 
 
 ErrorDistribution error_distribution(const at::Tensor& actual_in, const at::Tensor& expected_in,
                                      const ErrorDistributionOptions& opt) {
+  // Inputs: equal shapes, compared in float32 when the dtypes differ.
   ErrorDistribution out;
-  GateResult& r = out.result;
   if (!actual_in.sizes().equals(expected_in.sizes())) {
-    r.detail = shape_mismatch_text(actual_in, expected_in);
+    out.result = gate_result({shape_mismatch_text(actual_in, expected_in)});
     return out;
   }
   at::Tensor actual = gate_operand(actual_in), expected = gate_operand(expected_in);
@@ -149,25 +145,21 @@ ErrorDistribution error_distribution(const at::Tensor& actual_in, const at::Tens
   std::vector<Threshold> thds;
   for (double t : opt.diff_thds) thds.push_back({static_cast<float>(t), static_cast<float>((1.0 / 16384.0) / t)});
 
-  Sums total;
-  total.bad.assign(thds.size(), 0);
-  total.worst.assign(thds.size(), -1.0f);
+  Sums init;
+  init.bad.assign(thds.size(), 0);
+  init.worst.assign(thds.size(), -1.0f);
+  Sums total = init;
   std::string report;
   dispatch_gate_type(actual.scalar_type(), "error_distribution", [&](auto tag) {
     using T = decltype(tag);
     const T* a = actual.data_ptr<T>();
     const T* e = expected.data_ptr<T>();
-    std::mutex mu;
-    at::parallel_for(0, n, kGateGrain, [&](int64_t begin, int64_t end) {
-      Sums local;
-      local.bad.assign(thds.size(), 0);
-      local.worst.assign(thds.size(), -1.0f);
-      for (int64_t b = begin; b < end; b += kGateBlock) {
-        const int64_t m = std::min(kGateBlock, end - b);
-        block_sums<T>(a + b, e + b, m, local);
-        for (size_t k = 0; k < thds.size(); ++k) block_threshold<T>(a + b, e + b, m, thds[k], local.bad[k], local.worst[k]);
-      }
-      std::lock_guard<std::mutex> lock(mu);
+    // Scan: the sums and each threshold's counts in one pass.
+    auto block = [&](Sums& local, int64_t, const T* pa, const T* pe, int64_t m) {
+      block_sums<T>(pa, pe, m, local);
+      for (size_t k = 0; k < thds.size(); ++k) block_threshold<T>(pa, pe, m, thds[k], local.bad[k], local.worst[k]);
+    };
+    auto merge = [&](const Sums& local) {
       total.actual_nan += local.actual_nan;
       total.actual_inf += local.actual_inf;
       total.diff2 += local.diff2;
@@ -179,17 +171,21 @@ ErrorDistribution error_distribution(const at::Tensor& actual_in, const at::Tens
         total.bad[k] += local.bad[k];
         total.worst[k] = std::max(total.worst[k], local.worst[k]);
       }
-    });
+    };
+    scan_blocks(a, e, Runs::whole(n), init, block, merge);
 
+    // Verdict: illegal values in the output fail only when always_pass is off; the report
+    // names them either way, as its first line.
     if (total.actual_nan || total.actual_inf) {
-      const std::string msg = "    illegal values in actual: NaN=" + std::to_string(total.actual_nan) +
-                              " Inf=" + std::to_string(total.actual_inf);
-      report += msg + "\n";
+      const GateResult illegal = gate_result({"illegal values in actual: NaN=" + std::to_string(total.actual_nan) +
+                                              " Inf=" + std::to_string(total.actual_inf)});
+      report += illegal.detail + "\n";
       if (!opt.always_pass) {
-        r.detail = msg;
+        out.result = illegal;
         return;
       }
     }
+    out.result = gate_result({});
     const float diff_norm = static_cast<float>(std::sqrt(total.diff2));
     const float exp_norm = static_cast<float>(std::sqrt(total.exp2));
     const double rel = diff_norm / std::max(exp_norm, 1e-12f);
@@ -198,7 +194,6 @@ ErrorDistribution error_distribution(const at::Tensor& actual_in, const at::Tens
     std::snprintf(buf, sizeof buf, "%.7f", cos);
     report += "rel-L2 = " + format_percent4(rel) + "  cosine = " + (std::isnan(cos) ? std::string("nan") : buf) +
               "  numel=" + std::to_string(n) + "\n";
-    r.passed = true;
     if (n == 0) return;
     for (size_t k = 0; k < thds.size(); ++k) {
       const double worst = total.bad[k] ? static_cast<double>(total.worst[k]) : 0.0;

@@ -1,4 +1,4 @@
-// error_distribution: a measurement, not a gate (harness §4.6). Builds the report the
+// error_distribution: a measurement, not a gate. Builds the report the
 // comparator prints; passes unless always_pass is false and the actual output has NaN / Inf.
 //
 //   [    illegal values in actual: NaN=a Inf=b]

@@ -64,12 +64,12 @@ std::optional<std::string> select_valid_prefix(const at::Tensor& actual, const V
   const int64_t ndim = actual.dim();
   const int64_t axis = prefix.valid_axis < 0 ? prefix.valid_axis + ndim : prefix.valid_axis;
   if (axis < 0 || axis >= ndim)
-    return "    valid_axis=" + std::to_string(prefix.valid_axis) + " out of range for shape " +
+    return "valid_axis=" + std::to_string(prefix.valid_axis) + " out of range for shape " +
            python_shape_repr(actual.sizes());
   const int64_t total = shape[axis];
   const int64_t rows = *prefix.valid_rows;
   if (rows < 0 || rows > total)
-    return "    valid_rows=" + std::to_string(rows) + " out of range for axis " + std::to_string(prefix.valid_axis) +
+    return "valid_rows=" + std::to_string(rows) + " out of range for axis " + std::to_string(prefix.valid_axis) +
            " of length " + std::to_string(total);
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
@@ -77,7 +77,7 @@ std::optional<std::string> select_valid_prefix(const at::Tensor& actual, const V
   if (prefix.zero_tail && rows < total) {
     Runs tail{outer, (total - rows) * inner, total * inner, rows * inner, nullptr};
     const int64_t nonzero_count = count_nonzero(actual, tail);
-    if (nonzero_count) return "    inactive tail contains " + std::to_string(nonzero_count) + " nonzero values";
+    if (nonzero_count) return "inactive tail contains " + std::to_string(nonzero_count) + " nonzero values";
   }
   runs = Runs{outer, rows * inner, total * inner, 0, nullptr};
   shape[axis] = rows;
@@ -91,9 +91,29 @@ void keep_first(std::vector<ListedPoint>& points, size_t limit) {
 }
 
 std::string nonfinite_text(const NonFinite& n) {
-  return "    illegal values in comparison: actual: NaN=" + std::to_string(n.actual_nan) +
+  return "illegal values in comparison: actual: NaN=" + std::to_string(n.actual_nan) +
          " Inf=" + std::to_string(n.actual_inf) + "; expected: NaN=" + std::to_string(n.expected_nan) +
          " Inf=" + std::to_string(n.expected_inf);
+}
+
+std::string param_text(const std::string& text, double value) {
+  return text.empty() ? python_float_repr(value) : text;
+}
+
+std::string error_count_text(int64_t bad, int64_t numel, double allowed_ratio, int64_t threshold) {
+  return "error_count=" + std::to_string(bad) + "/" + std::to_string(numel) +
+         " (ratio=" + format_percent4(static_cast<double>(bad) / static_cast<double>(numel)) +
+         ", allowed<=" + format_percent4(allowed_ratio) + ", threshold=" + std::to_string(threshold) + " pts)";
+}
+
+void append_listed_points(GateLines& lines, const std::vector<ListedPoint>& points, const char* first,
+                          const char* second) {
+  lines.push_back("first " + std::to_string(points.size()) + " mismatches:");
+  if (points.empty()) lines.emplace_back();
+  for (const ListedPoint& p : points)
+    lines.push_back("[" + std::to_string(p.index) + "] actual=" + format_g(p.actual, 8) +
+                    ", expected=" + format_g(p.expected, 8) + ", " + first + "=" + format_g(p.first, 4) + ", " +
+                    second + "=" + format_g(p.second, 4));
 }
 
 int64_t python_round(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
@@ -139,7 +159,7 @@ std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef shape) {
 std::string unravel_text(int64_t flat, c10::IntArrayRef shape) { return python_shape_repr(unravel(flat, shape)); }
 
 std::string shape_mismatch_text(const at::Tensor& actual, const at::Tensor& expected) {
-  return "    shape mismatch: actual " + python_shape_repr(actual.sizes()) + " vs expected " +
+  return "shape mismatch: actual " + python_shape_repr(actual.sizes()) + " vs expected " +
          python_shape_repr(expected.sizes());
 }
 

@@ -1,8 +1,10 @@
-// Pieces shared by the validation gates: the result type, element loads without copies,
-// runs of contiguous elements (a valid prefix, a set of pool rows), and Python-exact text.
+// Pieces shared by the validation gates: element loads without copies, runs of contiguous
+// elements (a valid prefix, a set of pool rows), the lines gates report in, and Python-exact
+// text. Failure lines are unindented (gate_report.h indents them).
 #pragma once
 
 #include "tensor/dtype_names.h"
+#include "validate/gate_report.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/util/BFloat16.h>
@@ -16,11 +18,6 @@
 #include <vector>
 
 namespace pypto_golden {
-
-struct GateResult {
-  bool passed = false;
-  std::string detail;  // the failure report (empty on pass)
-};
 
 // The element loops of the gates (their files start with
 //   #pragma GCC optimize("no-trapping-math", "fp-contract=off")
@@ -60,10 +57,11 @@ struct ListedPoint {
 void keep_first(std::vector<ListedPoint>& points, size_t limit);
 
 // The greatest value with the lowest index among chunks' candidates (index -1: none yet).
+template <typename V>
 struct BestAt {
-  float value = -1.0f;
+  V value = V(-1);
   int64_t index = -1;
-  void offer(float v, int64_t i) {
+  void offer(V v, int64_t i) {
     if (i >= 0 && (index < 0 || v > value || (v == value && i < index))) {
       value = v;
       index = i;
@@ -109,9 +107,9 @@ struct ValidPrefix {
 };
 
 // Fills `runs` and `shape` with the compared region of `actual` (both tensors have its shape).
-// Returns the failure detail instead: "    valid_rows=9 out of range for axis 0 of length 8",
-// "    valid_axis=2 out of range for shape (8,)" or, with zero_tail, "    inactive tail
-// contains N nonzero values".
+// Returns the failure line instead: "valid_rows=9 out of range for axis 0 of length 8",
+// "valid_axis=2 out of range for shape (8,)" or, with zero_tail, "inactive tail contains N
+// nonzero values".
 std::optional<std::string> select_valid_prefix(const at::Tensor& actual, const ValidPrefix& prefix, Runs& runs,
                                                std::vector<int64_t>& shape);
 
@@ -129,8 +127,22 @@ struct NonFinite {
   }
 };
 
-// "    illegal values in comparison: actual: NaN=a Inf=b; expected: NaN=c Inf=d"
+// "illegal values in comparison: actual: NaN=a Inf=b; expected: NaN=c Inf=d"
 std::string nonfinite_text(const NonFinite& n);
+
+// A gate parameter as the report prints it: `text` (Python's str of the value the user gave)
+// or, when empty, Python's repr of the double.
+std::string param_text(const std::string& text, double value);
+
+// The bad-point budget of the ratio gates:
+// "error_count=E/N (ratio=x.xxxx%, allowed<=y.yyyy%, threshold=T pts)"
+std::string error_count_text(int64_t bad, int64_t numel, double allowed_ratio, int64_t threshold);
+
+// Appends "first K mismatches:" and one "[flat] actual=<.8g>, expected=<.8g>, <first>=<.4g>,
+// <second>=<.4g>" line a point. With no point the header keeps an empty line after it (the
+// report has always ended "first 0 mismatches:\n").
+void append_listed_points(GateLines& lines, const std::vector<ListedPoint>& points, const char* first,
+                          const char* second);
 
 // Python's round(x) for a float: half to even.
 int64_t python_round(double x);
@@ -150,7 +162,7 @@ std::string unravel_text(int64_t flat, c10::IntArrayRef shape);
 // The multi-dimensional index of flat `flat` in `shape`.
 std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef shape);
 
-// "shape mismatch: actual (4,) vs expected (1,)" with the gate's indent.
+// "shape mismatch: actual (4,) vs expected (1,)"
 std::string shape_mismatch_text(const at::Tensor& actual, const at::Tensor& expected);
 
 // Whether a dtype is one the gates read (floating, integer or bool).

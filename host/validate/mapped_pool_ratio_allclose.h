@@ -1,5 +1,5 @@
 // mapped_pool_ratio_allclose: a slot-mapped paged pool (KV-cache blocks) where only the rows
-// the allocator mapped may change (harness §4.5).
+// the allocator mapped may change.
 //
 // Layout [blocks, block_size, ...] or, with leading_rank_axis, [ranks, blocks, block_size,
 // ...]; a mapping value is a physical row (block * block_size + slot), -1 = unused. Checks, in

@@ -1,4 +1,4 @@
-// ratio_allclose: allclose that tolerates a bounded ratio of outliers (harness §4.2).
+// ratio_allclose: allclose that tolerates a bounded ratio of outliers.
 //
 // In float32 (both sides read as float32, like .to(torch.float32)): bad = |a - e| > atol +
 // rtol * |e|; passes iff the count of bad points <= round(max_error_ratio * numel) (half to
@@ -21,14 +21,14 @@ struct RatioAllcloseOptions {
   std::string atol_text, rtol_text;
 };
 
-// Failure details:
-//   "    shape mismatch: actual (4,) vs expected (1,)"
+// Failure lines (gate_report.h indents them):
+//   "shape mismatch: actual (4,) vs expected (1,)"
 //   valid-prefix failures (gate_common.h), nonfinite_text(...), or
-//   "    ratio_allclose fail: error_count=E/N (ratio=x.xxxx%, allowed<=y.yyyy%, threshold=T pts)"
-//   "    atol=... rtol=..."
-//   "    max abs diff=<.6g> at (i, j) (tol=<.6g>)"
-//   "    first K mismatches:"
-//   "    [flat] actual=<.8g>, expected=<.8g>, diff=<.4g>, tol=<.4g>"   (K <= max_show)
+//   "ratio_allclose fail: error_count=E/N (ratio=x.xxxx%, allowed<=y.yyyy%, threshold=T pts)"
+//   "atol=... rtol=..."
+//   "max abs diff=<.6g> at (i, j) (tol=<.6g>)"
+//   "first K mismatches:"
+//   "[flat] actual=<.8g>, expected=<.8g>, diff=<.4g>, tol=<.4g>"   (K <= max_show)
 GateResult ratio_allclose(const at::Tensor& actual, const at::Tensor& expected, const RatioAllcloseOptions& options);
 
 // The pass behind it, over `runs` of two contiguous CPU tensors (for gates that compare a
@@ -37,16 +37,16 @@ struct RatioAllcloseScan {
   int64_t numel = 0;
   NonFinite nonfinite;
   int64_t bad = 0;
-  BestAt max_diff;
+  BestAt<float> max_diff;
   float max_tol = 0.0f;
   std::vector<ListedPoint> first;  // diff in .first, tol in .second
 };
 RatioAllcloseScan ratio_allclose_scan(const at::Tensor& actual, const at::Tensor& expected, const Runs& runs,
                                       double atol, double rtol, size_t max_show);
 
-// Pass/fail and the report ("" on pass) of a scan without non-finite values; `shape` is the
+// The failure lines of a scan without non-finite values (none: it passes); `shape` is the
 // logical shape of the runs (for the index of the greatest difference).
-GateResult ratio_allclose_verdict(const RatioAllcloseScan& scan, c10::IntArrayRef shape,
+GateLines ratio_allclose_verdict(const RatioAllcloseScan& scan, c10::IntArrayRef shape,
                                   const RatioAllcloseOptions& options);
 
 }  // namespace pypto_golden

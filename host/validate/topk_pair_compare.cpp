@@ -60,25 +60,20 @@ struct Failure {
 GateResult topk_pair_compare(const at::Tensor& actual_idx_in, const at::Tensor& expected_idx_in,
                              const at::Tensor& actual_vals_in, const at::Tensor& expected_vals_in,
                              const TopkPairOptions& opt) {
-  GateResult r;
+  // Inputs: shapes, dim, dtypes (and the expected vals when k = 1).
   const at::Tensor a_idx = actual_idx_in.device().is_cpu() ? actual_idx_in : actual_idx_in.cpu();
   const at::Tensor e_idx = expected_idx_in.device().is_cpu() ? expected_idx_in : expected_idx_in.cpu();
   const at::Tensor a_vals = actual_vals_in.device().is_cpu() ? actual_vals_in : actual_vals_in.cpu();
-  if (!a_idx.sizes().equals(e_idx.sizes())) {
-    r.detail = "    idx shape mismatch: " + python_shape_repr(a_idx.sizes()) + " vs " + python_shape_repr(e_idx.sizes());
-    return r;
-  }
-  if (!a_idx.sizes().equals(a_vals.sizes())) {
-    r.detail = "    idx/vals shape mismatch: idx=" + python_shape_repr(a_idx.sizes()) +
-               " vs vals=" + python_shape_repr(a_vals.sizes());
-    return r;
-  }
+  if (!a_idx.sizes().equals(e_idx.sizes()))
+    return gate_result({"idx shape mismatch: " + python_shape_repr(a_idx.sizes()) + " vs " +
+                        python_shape_repr(e_idx.sizes())});
+  if (!a_idx.sizes().equals(a_vals.sizes()))
+    return gate_result({"idx/vals shape mismatch: idx=" + python_shape_repr(a_idx.sizes()) +
+                        " vs vals=" + python_shape_repr(a_vals.sizes())});
   const int64_t ndim = a_idx.dim();
   const int64_t dim = opt.dim < 0 ? opt.dim + ndim : opt.dim;
-  if (dim < 0 || dim >= ndim) {
-    r.detail = "    dim=" + std::to_string(opt.dim) + " out of range for shape " + python_shape_repr(a_idx.sizes());
-    return r;
-  }
+  if (dim < 0 || dim >= ndim)
+    return gate_result({"dim=" + std::to_string(opt.dim) + " out of range for shape " + python_shape_repr(a_idx.sizes())});
   for (const at::Tensor* t : {&a_idx, &e_idx, &a_vals})
     if (!gate_supports(t->scalar_type()))
       throw std::invalid_argument("topk_pair_compare: unsupported dtype " + torch_dtype_repr(t->scalar_type()));
@@ -86,24 +81,17 @@ GateResult topk_pair_compare(const at::Tensor& actual_idx_in, const at::Tensor& 
   const bool k_is_one = k == 1;
   at::Tensor e_vals;
   if (k_is_one) {
-    if (!expected_vals_in.defined()) {
-      r.detail = "    compare_fn misconfigured: vals_name='" + opt.vals_name + "' not found in expected outputs";
-      return r;
-    }
+    if (!expected_vals_in.defined())
+      return gate_result({"compare_fn misconfigured: vals_name='" + opt.vals_name + "' not found in expected outputs"});
     e_vals = expected_vals_in.device().is_cpu() ? expected_vals_in : expected_vals_in.cpu();
-    if (!a_idx.sizes().equals(e_vals.sizes())) {
-      r.detail = "    idx/expected vals shape mismatch: idx=" + python_shape_repr(a_idx.sizes()) +
-                 " vs vals=" + python_shape_repr(e_vals.sizes());
-      return r;
-    }
+    if (!a_idx.sizes().equals(e_vals.sizes()))
+      return gate_result({"idx/expected vals shape mismatch: idx=" + python_shape_repr(a_idx.sizes()) +
+                          " vs vals=" + python_shape_repr(e_vals.sizes())});
     if (!gate_supports(e_vals.scalar_type()))
       throw std::invalid_argument("topk_pair_compare: unsupported dtype " + torch_dtype_repr(e_vals.scalar_type()));
   }
   const int64_t numel = a_idx.numel();
-  if (numel == 0) {
-    r.passed = true;
-    return r;
-  }
+  if (numel == 0) return gate_result({});
   const int64_t rows = numel / k;
 
   // Leading axes (all but dim), in order; a row is one index over them.
@@ -127,6 +115,7 @@ GateResult topk_pair_compare(const at::Tensor& actual_idx_in, const at::Tensor& 
   const int64_t sa = a_idx.stride(dim), se = e_idx.stride(dim), sv = a_vals.stride(dim);
   const size_t max_show = static_cast<size_t>(std::max<int64_t>(opt.max_show, 0));
 
+  // Scan: the illegal mismatches, row by row.
   int64_t fail_count = 0;
   std::vector<Failure> shown;
   std::mutex mu;
@@ -159,19 +148,17 @@ GateResult topk_pair_compare(const at::Tensor& actual_idx_in, const at::Tensor& 
     fail_count += local_count;
     shown.insert(shown.end(), local.begin(), local.end());
   });
-  if (fail_count == 0) {
-    r.passed = true;
-    return r;
-  }
+  // Verdict.
+  if (fail_count == 0) return gate_result({});
   std::sort(shown.begin(), shown.end(),
             [](const Failure& x, const Failure& y) { return x.row != y.row ? x.row < y.row : x.pos < y.pos; });
   if (shown.size() > max_show) shown.resize(max_show);
 
   const std::string order = opt.descending ? "descending" : "ascending";
-  std::string d = "    top-k idx mismatch via '" + opt.vals_name + "' (dim=" + std::to_string(opt.dim) +
-                  " order=" + order + "): " + std::to_string(fail_count);
-  d += k_is_one ? " position(s) where k=1 and a_vals differs from the expected value at the mismatch"
-                : " position(s) where a_vals breaks " + order + " order at the mismatch";
+  GateLines lines{"top-k idx mismatch via '" + opt.vals_name + "' (dim=" + std::to_string(opt.dim) +
+                  " order=" + order + "): " + std::to_string(fail_count) +
+                  (k_is_one ? " position(s) where k=1 and a_vals differs from the expected value at the mismatch"
+                            : " position(s) where a_vals breaks " + order + " order at the mismatch")};
   for (const Failure& f : shown) {
     std::vector<int64_t> coord(static_cast<size_t>(ndim));
     const std::vector<int64_t> lead = unravel(f.row, lead_sizes);
@@ -181,22 +168,22 @@ GateResult topk_pair_compare(const at::Tensor& actual_idx_in, const at::Tensor& 
     for (size_t j = 0; j < coord.size(); ++j) c += (j ? "," : "") + std::to_string(coord[j]);
     c += "]";
     const int64_t ba = row_base(a_idx, f.row), be = row_base(e_idx, f.row), bv = row_base(a_vals, f.row);
-    d += "\n      " + c + " actual_idx=" + std::to_string(ai.i64(ba + f.pos * sa)) +
-         " expected_idx=" + std::to_string(ei.i64(be + f.pos * se)) +
-         " actual_score=" + format_g(av.f32(bv + f.pos * sv), 6);
+    std::string line = "  " + c + " actual_idx=" + std::to_string(ai.i64(ba + f.pos * sa)) +
+                       " expected_idx=" + std::to_string(ei.i64(be + f.pos * se)) +
+                       " actual_score=" + format_g(av.f32(bv + f.pos * sv), 6);
     if (k_is_one) {
-      d += " expected_score=" + format_g(ev.f32(row_base(e_vals, f.row)), 6);
+      line += " expected_score=" + format_g(ev.f32(row_base(e_vals, f.row)), 6);
     } else {
       const int64_t lo = std::max<int64_t>(0, f.pos - 1), hi = std::min<int64_t>(k, f.pos + 2);
-      d += " actual_vals[" + std::to_string(lo) + ":" + std::to_string(hi) + "]=[";
-      for (int64_t p = lo; p < hi; ++p) d += (p > lo ? ", " : "") + format_g(av.f32(bv + p * sv), 6);
-      d += "]";
+      line += " actual_vals[" + std::to_string(lo) + ":" + std::to_string(hi) + "]=[";
+      for (int64_t p = lo; p < hi; ++p) line += (p > lo ? ", " : "") + format_g(av.f32(bv + p * sv), 6);
+      line += "]";
     }
+    lines.push_back(line);
   }
   if (fail_count > static_cast<int64_t>(max_show))
-    d += "\n      ... and " + std::to_string(fail_count - static_cast<int64_t>(max_show)) + " more";
-  r.detail = d;
-  return r;
+    lines.push_back("  ... and " + std::to_string(fail_count - static_cast<int64_t>(max_show)) + " more");
+  return gate_result(lines);
 }
 
 }  // namespace pypto_golden

@@ -1,26 +1,32 @@
 """BenchStats: the benchmark-mode result in RunResult.bench (PYPTO_BENCH=1)."""
 
-from dataclasses import dataclass, field
-from typing import List
+from dataclasses import field, make_dataclass
+
+from golden.native import native
 
 
-@dataclass
-class BenchStats:
-    """Per-round samples (microseconds) of the timed dispatch loop and their statistics.
+def _field(name, default):
+    """A dataclass field with the native default (a fresh list for the samples)."""
+    if isinstance(default, list):
+        return (name, list, field(default_factory=list))
+    return (name, type(default), field(default=default))
 
-    On the simulator the metric is host_us: the whole dispatch measured on the host (the
-    simulator has no device clock, so there is no effective_us)."""
 
-    metric: str
-    rounds: int
-    warmup: int
-    samples: List[float] = field(default_factory=list)
-    min: float = 0.0
-    median: float = 0.0
-    mean: float = 0.0
-    max: float = 0.0
-    stdev: float = 0.0
+def _str(self):
+    return (f"{self.metric} ({len(self.samples)} rounds) min={self.min:.1f} median={self.median:.1f} "
+            f"mean={self.mean:.1f} max={self.max:.1f} stdev={self.stdev:.1f}")
 
-    def __str__(self):
-        return (f"{self.metric} ({len(self.samples)} rounds) min={self.min:.1f} median={self.median:.1f} "
-                f"mean={self.mean:.1f} max={self.max:.1f} stdev={self.stdev:.1f}")
+
+# The fields come from the native core's one list (bench/bench_stats.h), in its order, so
+# the dict run() returns always fits.
+BenchStats = make_dataclass(
+    "BenchStats",
+    [_field(name, default) for name, default, _ in native.bench_stats_fields],
+    namespace={"__str__": _str, "__module__": __name__},
+)
+BenchStats.__doc__ = (
+    "Per-round samples (microseconds) of the timed dispatch loop and their statistics.\n\n"
+    "On the simulator the metric is host_us: the whole dispatch measured on the host (the\n"
+    "simulator has no device clock, so there is no effective_us).\n\n"
+    + "\n".join(f"{name}: {doc}" for name, _, doc in native.bench_stats_fields)
+)

@@ -1,4 +1,5 @@
 #include "bench/bench_knobs.h"
+#include "bench/bench_reporter.h"
 #include "bench/bench_stats.h"
 
 #include <doctest/doctest.h>

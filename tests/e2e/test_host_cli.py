@@ -1,5 +1,7 @@
 """The pypto-golden command line: host options, sys.argv, exit statuses, gdb, install."""
 
+import json
+import os
 import re
 import shutil
 import signal
@@ -185,3 +187,20 @@ def test_bench_option_turns_on_benchmark_mode_for_the_run(host, tmp_path):
     bad = host("--bench=x", SAMPLES / "hello_world.py")
     assert bad.returncode == 2
     assert bad.stderr.startswith("pypto-golden: --bench=ROUNDS needs a positive integer, got 'x'\n")
+
+
+def test_bench_json_written_by_the_executable_has_a_context_block(host, tmp_path):
+    path = tmp_path / "bench.json"
+    proc = host("--bench=2", SAMPLES / "hello_world.py", "-p", "a2a3sim",
+                env=clean_env(tmp_path, PYPTO_BENCH_JSON=path, PYPTO_SIM_THREADS=2))
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(path.read_text())
+    assert (doc["kernel"], doc["platform"], doc["rounds"]) == ("hello_world", "a2a3sim", 2)
+    context = doc["context"]
+    assert sorted(context) == ["build_type", "date", "host_name", "num_cpus", "pypto_golden_version", "sim_threads",
+                               "torch_version"]
+    assert context["sim_threads"] == 2 and isinstance(context["num_cpus"], int)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", context["date"])
+    version = host("--version").stdout
+    assert f"pypto-golden {context['pypto_golden_version']} " in version
+    assert f"torch {context['torch_version']})" in version

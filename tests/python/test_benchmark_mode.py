@@ -191,3 +191,60 @@ def test_benchmark_step_is_validated(dtype, value, step, message):
 
 def test_zero_step_is_not_stepped():
     assert run(fn=accumulate, specs=specs(step=0), golden_fn=golden).passed
+
+
+BENCH_FIELDS = ["metric", "rounds", "warmup", "samples", "min", "median", "mean", "max", "stdev"]
+CONTEXT_TYPES = {"build_type": str, "date": str, "host_name": str, "num_cpus": int, "pypto_golden_version": str,
+                 "sim_threads": int, "torch_version": str}
+
+
+def test_the_binding_exposes_exactly_the_declared_fields(monkeypatch):
+    import dataclasses
+
+    from golden import runner as golden_runner
+    from golden.native import native
+
+    assert [name for name, _, _ in native.bench_stats_fields] == BENCH_FIELDS
+    assert all(isinstance(doc, str) and doc for _, _, doc in native.bench_stats_fields)
+    assert [f.name for f in dataclasses.fields(BenchStats)] == BENCH_FIELDS
+    # The dict run() hands back has those keys, no more (BenchStats(**d) would refuse more).
+    seen = []
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(native, name)
+
+        def run(self, *args):
+            out = native.run(*args)
+            seen.append(out[4])
+            return out
+
+    monkeypatch.setattr(golden_runner, "native", Recording())
+    monkeypatch.setenv("PYPTO_BENCH", "1")
+    monkeypatch.setenv("PYPTO_BENCH_ROUNDS", "2")
+    result = run(fn=accumulate, specs=specs(), golden_fn=golden)
+    assert list(seen[0]) == BENCH_FIELDS
+    assert dataclasses.asdict(result.bench) == seen[0]
+
+
+def test_json_report_has_a_context_block(monkeypatch, tmp_path):
+    import datetime
+
+    import golden as G
+
+    path = tmp_path / "bench.json"
+    monkeypatch.setenv("PYPTO_BENCH", "1")
+    monkeypatch.setenv("PYPTO_BENCH_ROUNDS", "2")
+    monkeypatch.setenv("PYPTO_SIM_THREADS", "3")
+    monkeypatch.setenv("PYPTO_BENCH_JSON", str(path))
+    run(fn=accumulate, specs=specs(), golden_fn=golden)
+    doc = json.loads(path.read_text())
+    context = doc["context"]
+    assert {k: type(v) for k, v in context.items()} == CONTEXT_TYPES
+    assert context["sim_threads"] == 3 and context["num_cpus"] >= 1
+    assert context["torch_version"] == torch.__version__ and context["pypto_golden_version"] == G.__version__
+    assert context["build_type"]
+    when = datetime.datetime.strptime(context["date"], "%Y-%m-%dT%H:%M:%SZ")
+    assert abs((datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - when).total_seconds()) < 600
+    # The result fields stay where they were.
+    assert {"kernel", "platform", "rounds", "warmup", "effective_us", "host_us"} <= set(doc)
