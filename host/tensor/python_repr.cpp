@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace pypto_golden {
 
@@ -58,6 +60,37 @@ std::string python_list_repr(c10::IntArrayRef values) {
     out += std::to_string(values[i]);
   }
   return out + "]";
+}
+
+int64_t python_round(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
+
+namespace {
+std::optional<std::string> special(double x, const char* suffix) {
+  if (std::isnan(x)) return std::string("nan") + suffix;
+  if (std::isinf(x)) return std::string(x > 0 ? "inf" : "-inf") + suffix;
+  return std::nullopt;
+}
+}  // namespace
+
+std::string format_g(double x, int precision) {
+  if (auto s = special(x, "")) return *s;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", precision, x);
+  return buf;
+}
+
+std::string format_percent4(double x) {
+  if (auto s = special(x * 100.0, "%")) return *s;
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%.4f%%", x * 100.0);
+  return buf;
+}
+
+std::string format_e0(double x) {
+  if (auto s = special(x, "")) return *s;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0e", x);
+  return buf;
 }
 
 }  // namespace pypto_golden

@@ -116,37 +116,6 @@ void append_listed_points(GateLines& lines, const std::vector<ListedPoint>& poin
                     second + "=" + format_g(p.second, 4));
 }
 
-int64_t python_round(double x) { return static_cast<int64_t>(std::nearbyint(x)); }
-
-namespace {
-std::optional<std::string> special(double x, const char* suffix) {
-  if (std::isnan(x)) return std::string("nan") + suffix;
-  if (std::isinf(x)) return std::string(x > 0 ? "inf" : "-inf") + suffix;
-  return std::nullopt;
-}
-}  // namespace
-
-std::string format_g(double x, int precision) {
-  if (auto s = special(x, "")) return *s;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", precision, x);
-  return buf;
-}
-
-std::string format_percent4(double x) {
-  if (auto s = special(x * 100.0, "%")) return *s;
-  char buf[400];
-  std::snprintf(buf, sizeof buf, "%.4f%%", x * 100.0);
-  return buf;
-}
-
-std::string format_e0(double x) {
-  if (auto s = special(x, "")) return *s;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.0e", x);
-  return buf;
-}
-
 std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef shape) {
   std::vector<int64_t> idx(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tensor/dtype_names.h"
+#include "tensor/python_repr.h"  // python_round, format_g, ...: Python-exact numbers
 #include "validate/gate_report.h"
 
 #include <ATen/core/Tensor.h>
@@ -143,18 +144,6 @@ std::string error_count_text(int64_t bad, int64_t numel, double allowed_ratio, i
 // report has always ended "first 0 mismatches:\n").
 void append_listed_points(GateLines& lines, const std::vector<ListedPoint>& points, const char* first,
                           const char* second);
-
-// Python's round(x) for a float: half to even.
-int64_t python_round(double x);
-
-// format(x, '.Ng') as Python prints it ("nan", "inf", "1e-05", "0.333333").
-std::string format_g(double x, int precision);
-
-// format(x, '.4%'): "0.5000%".
-std::string format_percent4(double x);
-
-// format(x, '.0e'): "1e-03".
-std::string format_e0(double x);
 
 // Python's tuple of the multi-dimensional index of flat `flat` in `shape`: "(2, 1)", "(5,)", "()".
 std::string unravel_text(int64_t flat, c10::IntArrayRef shape);
