@@ -1,7 +1,6 @@
 """The pypto-golden command line: host options, sys.argv, exit statuses, gdb, install."""
 
 import json
-import os
 import re
 import shutil
 import signal
