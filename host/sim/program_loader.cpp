@@ -109,8 +109,12 @@ class Loader {
           {"pipeline", LoopKind::Pipeline}, {"spmd", LoopKind::Spmd}};
       auto k = kinds.find(str(need(s, "kind"), "kind"));
       if (k == kinds.end()) fail(where_ + "line " + std::to_string(line) + ": unknown loop kind");
+      // "ordered": a parallel loop whose iterations are linked through an array (one reads
+      // what another writes, e.g. a TASK_ID array feeding deps=): they run one after another.
+      const bool ordered = s.value("ordered", false);
       return std::make_unique<ForStmt>(line, k->second, slot(need(s, "var")), expr(need(s, "start")),
-                                       expr(need(s, "stop")), expr(need(s, "step")), block(need(s, "body")));
+                                       expr(need(s, "stop")), expr(need(s, "step")), block(need(s, "body")),
+                                       ordered);
     }
     if (kind == "at") {
       const json& name = s.contains("name") ? s["name"] : json();
@@ -168,11 +172,13 @@ class Loader {
     if (dtype == "str") return Value::from_string(str(v, "v"));
     if (dtype == "none") return Value::none();
     if (dtype == "dtype") {
-      auto t = scalar_type_from_pypto(str(v, "v"));
+      auto t = v == "task_id" ? std::optional<c10::ScalarType>(c10::kLong) : scalar_type_from_pypto(str(v, "v"));
       if (!t) fail(where_ + "unknown dtype '" + v.get<std::string>() + "'");
       return Value::from_dtype_name(v.get<std::string>());  // keeps uint32 apart from int64
     }
     if (dtype == "bool") return Value::from_bool(v.get<bool>());
+    // A task id (pl.TASK_ID): an int64, -1 for "no task" (None, pl.system.task_invalid()).
+    if (dtype == "task_id") return Value::from_int(v.get<int64_t>(), c10::kLong);
     auto t = scalar_type_from_pypto(dtype);
     if (!t) fail(where_ + "unknown constant dtype '" + dtype + "'");
     if (at::isFloatingType(*t)) return Value::from_float(v.get<double>(), *t);

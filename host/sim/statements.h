@@ -13,9 +13,11 @@ enum class LoopKind { Range, Parallel, Unroll, Pipeline, Spmd };
 
 class ForStmt : public Stmt {
  public:
-  ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, ExprPtr step, Block body)
+  // `ordered`: a parallel / spmd loop whose iterations must still run in order (see IR.md).
+  ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, ExprPtr step, Block body,
+          bool ordered = false)
       : Stmt(line), kind_(kind), var_(var), start_(std::move(start)), stop_(std::move(stop)),
-        step_(std::move(step)), body_(std::move(body)) {}
+        step_(std::move(step)), body_(std::move(body)), ordered_(ordered) {}
 
  protected:
   void exec(Frame& frame) const override;
@@ -25,6 +27,7 @@ class ForStmt : public Stmt {
   int var_;
   ExprPtr start_, stop_, step_;
   Block body_;
+  bool ordered_;
 };
 
 class AtStmt : public Stmt {

@@ -5,6 +5,8 @@
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
+#include <optional>
+
 namespace pypto_golden::sim {
 
 Value Value::from_int(int64_t v, c10::ScalarType t) {
@@ -76,7 +78,8 @@ Value Value::from_dtype(c10::ScalarType t) {
 Value Value::from_dtype_name(const std::string& name) {
   Value out;
   out.kind = Kind::DType;
-  auto t = scalar_type_from_pypto(name);
+  // pl.TASK_ID names no tensor dtype: task ids are int64 values (TASK_ID arrays hold them).
+  auto t = name == "task_id" ? std::optional<c10::ScalarType>(c10::kLong) : scalar_type_from_pypto(name);
   if (!t) throw KernelError("unknown dtype '" + name + "'");
   out.stype = *t;
   out.str = std::make_shared<const std::string>(name);

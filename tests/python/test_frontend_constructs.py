@@ -94,7 +94,8 @@ def test_loop_kinds_spmd_and_regions(tmp_path, builds):
     assert fn["body"] == [
         {"s": "for", "line": L("pl.unroll"), "kind": "unroll", "var": 3, "start": c("int64", 0),
          "stop": c("int64", 4), "step": c("int64", 1), "body": [
-             {"s": "assign", "line": L("with pl.at(level"), "slot": 4, "value": NONE},
+             {"s": "assign", "line": L("with pl.at(level"), "slot": 4,
+              "value": c("task_id", 1)},
              {"s": "at", "line": L("with pl.at(level"), "name": "u", "body": [
                  {"s": "write", "line": L("y[i"), "target": 2, "index": window(3),
                   "text": "y[i * 16 : i * 16 + 16]",
@@ -109,7 +110,7 @@ def test_loop_kinds_spmd_and_regions(tmp_path, builds):
                   "text": "y[b * 16 : b * 16 + 16]",
                   "value": call("add", sub(var(0), window(6), "x[b * 16 : b * 16 + 16]"),
                                 c("int64", 4))}]}]},
-        {"s": "assign", "line": L("pl.spmd(n)"), "slot": 7, "value": NONE},
+        {"s": "assign", "line": L("pl.spmd(n)"), "slot": 7, "value": c("task_id", 2)},
         {"s": "assign", "line": L("pl.spmd(n)"), "slot": 8, "value": var(1)},
         {"s": "for", "line": L("pl.spmd(n)"), "kind": "spmd", "var": 9, "start": c("int64", 0),
          "stop": var(8), "step": c("int64", 1), "body": [
@@ -658,7 +659,9 @@ def test_namespaces_resolve_to_the_op_table():
     assert pl.tile.add is pl.add and pl.tensor.add is pl.add
     assert pl.tensor.dim._pypto_op == "dim" and pl.dim is pl.tensor.dim
     assert pl.tile.get_block_idx is pl.get_block_idx
-    assert pl.system.task_dummy._pypto_system == "task_dummy"
+    assert pl.system.task_dummy._pypto_task == "task_dummy"
+    assert pl.system.fence._pypto_system == "fence"
+    assert pl.array.create is pl.array_create and pl.array.get_element is pl.array_get_element
     for op in op_table.OPS:  # every row, under every spelling
         assert getattr(pl, op) is getattr(pl.tile, op) is getattr(pl.tensor, op)
     with pytest.raises(AttributeError, match=r"pl.tile has no attribute 'frobnicate'"):
@@ -684,7 +687,7 @@ def test_enums_dtypes_and_lists_as_op_arguments(tmp_path, builds, monkeypatch):
                 t = pl.tile.probe(x, (n, 8), pl.BF16, mode=Mode.FAST)
                 u = pl.tensor.probe(x, SHAPE, x.dtype, mode=pl.Level.CORE_GROUP)
             pl.system.syncall()
-            tid = pl.system.task_dummy()
+            tid = pl.system.task_dummy(deps=[])
             x.bind_dynamic(0, n)
         """
     mod, _ = load(tmp_path, src)
@@ -697,8 +700,8 @@ def test_enums_dtypes_and_lists_as_op_arguments(tmp_path, builds, monkeypatch):
          "value": call("probe", var(0), {"e": "list", "items": [c("int64", 4), c("int64", 8)]},
                        c("dtype", "fp32"), mode=c("str", "Level.CORE_GROUP"))},
     ]
-    # pl.system.* and bind_dynamic are no-ops; a TaskId is a none value.
-    assert body[1:] == [{"s": "assign", "line": 12, "slot": 4, "value": NONE}]
+    # pl.system.* and bind_dynamic are no-ops; a task id is a compile-time task_id constant.
+    assert body[1:] == [{"s": "assign", "line": 12, "slot": 4, "value": c("task_id", 1)}]
 
 
 # ---------------------------------------------------------------- dtype checks

@@ -27,6 +27,7 @@ const OpTable& op_table() {
     register_cast_ops(t);
     register_sort_ops(t);
     register_scalar_ops(t);
+    register_array_ops(t);
     return t;
   }();
   return table;

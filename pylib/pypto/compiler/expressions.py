@@ -9,13 +9,14 @@ import math
 import sys
 
 from pypto.compiler import ir_nodes, tys
+from pypto.compiler.arrays import ArrayMixin
 from pypto.compiler.errors import KernelCompileError
 from pypto.compiler.ir_nodes import const, is_const, is_pure
 from pypto.compiler.kernel_source import MISSING
 from pypto.compiler.syntax_names import unsupported
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs, op_table
-from pypto.language.dtypes import BY_NAME, INDEX, INT64, BOOL, DataType
+from pypto.language.dtypes import BY_NAME, INDEX, INT64, BOOL, TASK_ID, DataType
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod"}
@@ -71,7 +72,7 @@ def _dtype_of_ir(ir):
     return None
 
 
-class ExprTranslator:
+class ExprTranslator(ArrayMixin):
     """Expression half of the translator. State (slots, env, scope, planes) is set up by
     statements.FunctionTranslator."""
 
@@ -266,6 +267,8 @@ class ExprTranslator:
         base, bty = self.texpr(node.value)
         if ir_nodes.is_sequence(base):
             return self._item(node, base, bty)
+        if bty.kind == "array":
+            return self.array_read(node, base, bty)
         index = self.index_list(node)
         ir = ir_nodes.subscript(base, index, self.text(node))
         return ir, self._subscript_ty(bty, index)
@@ -341,6 +344,7 @@ class ExprTranslator:
             raise self._bad_operator(node, node.op)
         lhs, lty = self.texpr(node.left)
         rhs, rty = self.texpr(node.right)
+        self._no_task_id_math(node, lty, rty)
         if lty.is_tensor or rty.is_tensor:
             return self._tensor_binop(node, op, lhs, lty, rhs, rty)
         folded = tys.fold_binop(op, lhs, rhs)
@@ -348,6 +352,14 @@ class ExprTranslator:
             return folded, tys.of_pure(folded)
         dtype = lty.dtype if lty.dtype is rty.dtype else None
         return ir_nodes.binop(op, lhs, rhs), tys.scalar(dtype)
+
+    def _no_task_id_math(self, node, *types):
+        """Task ids and arrays are opaque to arithmetic (PyPTO has no operators on them)."""
+        for ty in types:
+            if ty.kind == "array" or (ty.kind == "scalar" and ty.dtype is TASK_ID):
+                raise self.error(node, "'%s': %s cannot be used in arithmetic"
+                                 % (self.text(node), "a pl.Array" if ty.kind == "array"
+                                    else "a task id (pl.TASK_ID)"))
 
     def _tensor_binop(self, node, op, lhs, lty, rhs, rty):
         if op not in _TENSOR_BINOPS:
@@ -382,6 +394,7 @@ class ExprTranslator:
         op = _CMPOPS.get(type(cmp))
         if op is None:
             raise self._bad_operator(node, cmp)
+        self._no_task_id_math(node, lty, rty)
         folded = tys.fold_binop(op, lhs, rhs)
         if folded is not None:
             return folded, tys.of_pure(folded)
@@ -475,7 +488,10 @@ class ExprTranslator:
         if op is not None:
             return self.op_call(node, op)
         if getattr(fn, "_pypto_system", None):
-            return self.fold(node, None)  # barriers / task plumbing: no effect
+            return self.fold(node, None)  # barriers / cache plumbing: no effect
+        task = getattr(fn, "_pypto_task", None)
+        if task is not None:
+            return self.task_call(node, task)
         name = self.text(func)
         if getattr(fn, "_pypto_loop", None):
             raise self.error(node, "%s(...) can only be used as a for-loop iterator" % name)
@@ -577,8 +593,8 @@ class ExprTranslator:
         return ir, tys.of_pure(ir)
 
     def _check_plane(self, node, op, args, kwargs):
-        if self.incore or op in ORCHESTRATION_OPS:
-            return
+        if self.incore or op in ORCHESTRATION_OPS or op.startswith("array_"):
+            return  # arrays live on either plane
         on_tensor = any(t.is_tensor for _, t in args) or any(t.is_tensor for _, t in
                                                               kwargs.values())
         if on_tensor or op in _INCORE_PRODUCERS:
@@ -598,6 +614,8 @@ class ExprTranslator:
                                      "them first" % (label, a.dtype, b.dtype))
         if op in ("matmul", "matmul_acc"):
             return self._matmul_ty(node, op, label, args, named)
+        if op.startswith("array_"):
+            return self.array_op_ty(node, op, label, args)
         if op == "read":
             return tys.scalar(first.dtype if first.is_tensor else None)
         if op == "dim":

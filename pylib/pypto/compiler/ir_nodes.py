@@ -124,9 +124,14 @@ def is_index_idx(i: Idx) -> bool:
 
 # -- STMT ---------------------------------------------------------------------------------
 def for_(line: int, kind: str, var: int, start: Expr, stop: Expr, step: Expr,
-         body: list[Stmt]) -> Stmt:
-    return {"s": "for", "line": line, "kind": kind, "var": var, "start": start, "stop": stop,
-            "step": step, "body": body}
+         body: list[Stmt], ordered: bool = False) -> Stmt:
+    """`ordered` (parallel / spmd only, written only when true): the iterations are linked
+    through an array and run in order."""
+    st = {"s": "for", "line": line, "kind": kind, "var": var, "start": start, "stop": stop,
+          "step": step, "body": body}
+    if ordered:
+        st["ordered"] = True
+    return st
 
 
 def at(line: int, name: str | None, body: list[Stmt]) -> Stmt:

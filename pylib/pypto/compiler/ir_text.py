@@ -54,9 +54,10 @@ def _stmts(body, slots, depth, out, line=None):
     for s in body:
         kind, line = ir_nodes.stmt_kind(s), "%5d | " % s["line"]
         if kind == "for":
-            out.append("%s%sfor %s in %s(%s, %s, %s):" % (
+            out.append("%s%sfor %s in %s(%s, %s, %s):%s" % (
                 line, pad, slots[s["var"]], s["kind"], _expr(s["start"], slots),
-                _expr(s["stop"], slots), _expr(s["step"], slots)))
+                _expr(s["stop"], slots), _expr(s["step"], slots),
+                "  # ordered" if s.get("ordered") else ""))
             _stmts(s["body"], slots, depth + 1, out, s["line"])
         elif kind == "at":
             out.append("%s%sat%s:" % (line, pad, "" if s["name"] is None else " " + repr(s["name"])))

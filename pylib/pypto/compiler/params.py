@@ -3,8 +3,9 @@ direction, shape, dtype). Arguments are matched against these by pypto.jit.speci
 
 from pypto.compiler.kernel_source import MISSING
 from pypto.language import dtypes
+from pypto.language.dtypes import TASK_ID
 from pypto.language.types import (
-    DirectionType, Scalar, ScalarType, Tensor, TensorType,
+    ArrayType, DirectionType, Scalar, ScalarType, Tensor, TensorType,
 )
 
 _PY_SCALAR_DTYPES = {bool: dtypes.BOOL, int: dtypes.INT64, float: dtypes.FP32}
@@ -79,6 +80,11 @@ def read_params(kernel):
             except Exception as exc:  # any failure of user code is reported at the param
                 raise kernel.error(arg, "parameter '%s': cannot evaluate annotation %r: %s: %s"
                                    % (arg.arg, annotations[arg.arg], type(exc).__name__, exc))
+        if isinstance(ann, ArrayType) or (isinstance(ann, ScalarType) and ann.dtype is TASK_ID):
+            what = "a pl.Array" if isinstance(ann, ArrayType) else "a pl.Scalar[pl.TASK_ID]"
+            raise kernel.error(arg, "parameter '%s': %s cannot be a kernel parameter: it lives in "
+                               "the function that creates it (arrays and task ids are passed "
+                               "only to @pl.jit.inline helpers)" % (arg.arg, what))
         if ann is not MISSING and not _apply_annotation(decl, ann):
             raise kernel.error(arg, "parameter '%s': unsupported annotation %r (expected "
                                "pl.Tensor[[dims], dtype], pl.Out[...], pl.InOut[...] or "

@@ -10,9 +10,11 @@ from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
 from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
+from pypto.compiler.task_deps import TaskDepsMixin, arrays_linking_iterations
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs
 from pypto.language.dtypes import INDEX
+from pypto.language.enums import ScopeMode
 from pypto.language.types import Level
 
 _LOOPS = ", ".join("pl.%s(...)" % k for k in list(constructs.LOOPS)[:-1]) \
@@ -30,7 +32,7 @@ class _Carry:
 
 
 # Ops whose result is their target tensor (arg 0 for assemble, arg 2 for store).
-_RETURNS_TARGET = {"assemble": 0, "store": 2}
+_RETURNS_TARGET = {"assemble": 0, "store": 2, "array_update_element": 0}
 
 
 def _is_write_into(value, slot):
@@ -57,11 +59,35 @@ def _slots_given_new_values(stmts, slots):
     return found
 
 
+def _only_task_ids(stmts, slot):
+    """The last task-id constant the statements assign to `slot` when every assignment to
+    it is one (a task id carried out of a parallel loop), else None."""
+    found = None
+    for st in stmts:
+        kind = ir_nodes.stmt_kind(st)
+        if kind == "assign" and st["slot"] == slot:
+            if not is_const(st["value"], "task_id"):
+                return None
+            found = st["value"]
+        elif kind == "unpack" and slot in st["slots"]:
+            return None
+        for block in ir_nodes.blocks(st):
+            inner = _only_task_ids(block, slot)
+            if inner is None and _assigns(block, slot):
+                return None
+            found = inner or found
+    return found
+
+
+def _assigns(stmts, slot):
+    return slot in _slots_given_new_values(stmts, {slot})
+
+
 def _join_env(a, b):
     return {slot: tys.join(a.get(slot), b.get(slot)) for slot in set(a) | set(b)}
 
 
-class FunctionTranslator(SpliceMixin, ExprTranslator):
+class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
     def __init__(self, kernel, spec, kind="orchestration", program=None):
         self.kernel = kernel
         self.spec = spec
@@ -86,15 +112,20 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         self.pending = []          # statements of calls spliced inside an expression
         self.splices = {}          # callee name -> times spliced (slot prefixes)
         self.num_returns = None    # set by the entry's first `return`
+        self.task_sites = 0        # task ids handed out (task_deps.new_task_id)
+        self.manual_scopes = 0     # depth of pl.manual_scope() / pl.scope(mode=MANUAL)
 
     @contextlib.contextmanager
-    def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None):
+    def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None,
+               manual=False):
         """Translate a nested region: a loop or if body (`yields`: the ("loop", carry) /
         ("plain",) / ("if",) context of its pl.yield_), an InCore region (`incore`), a
-        pl.spmd body (`spmd`: its (block index, block count)) or a spliced function
-        (`scope`: its names, with a yield context of its own; `splicing`: its kernel). All
-        of this state is as before once the region is left, also when it failed."""
-        saved = (self.scope, self.yields, self.incore, self.spmd, self.active)
+        pl.spmd body (`spmd`: its (block index, block count)), a spliced function
+        (`scope`: its names, with a yield context of its own; `splicing`: its kernel) or a
+        manual-dependency scope (`manual`). All of this state is as before once the region
+        is left, also when it failed."""
+        saved = (self.scope, self.yields, self.incore, self.spmd, self.active,
+                 self.manual_scopes)
         if scope is not None:
             self.scope = scope
             yields = yields or ("function",)
@@ -105,10 +136,12 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             self.spmd = self.spmd + [spmd]
         if splicing is not None:
             self.active = self.active + [splicing]
+        self.manual_scopes += 1 if manual else 0
         try:
             yield
         finally:
-            self.scope, self.yields, self.incore, self.spmd, self.active = saved
+            (self.scope, self.yields, self.incore, self.spmd, self.active,
+             self.manual_scopes) = saved
 
     @staticmethod
     def scalar_const(param):
@@ -236,6 +269,8 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                              % base.id)
         slot = self.bind(base.id)
         tty = self.env.get(slot, UNKNOWN)
+        if tty.kind == "array":
+            return self.array_write(node, target, slot, tty, value, vty)
         if tty.kind == "scalar":
             raise self.error(node, "'%s' is a scalar and cannot be subscripted" % base.id)
         if tty.is_tensor and vty.is_tensor and tty.dtype and vty.dtype \
@@ -271,6 +306,9 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             raise self.error(node, "%s takes 1 to 3 arguments (%s), got %d"
                              % (label, ", ".join(constructs.LOOP_PARAMS), len(it.args)))
         keywords = self._region_keywords(node, it, label, allowed)
+        if name == "spmd" and "deps" in keywords:
+            raise self.error(node, "pl.spmd() does not accept 'deps=' here: the for-form captures "
+                             "no task id; use 'with pl.spmd(n, deps=[...]) as tid:'")
         init_node = keywords.get("init_values")
         if "stage" in keywords:
             stage = self.expr(keywords["stage"])
@@ -323,14 +361,24 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
                  if n in self.scope.names and self.scope.names[n] in self.env}
         body = self._loop_body(node.body, kind, var, rebound, carry, spmd_num=(
             bounds[1] if name == "spmd" else None))
+        ordered = False
         if kind not in _SEQUENTIAL:
             self._drop_rebound(node, label, outer, body)
-        loop = ir_nodes.for_(self.stmt_line(node), kind, var, bounds[0], bounds[1], bounds[2], body)
+            ordered = self._ordered(body)
+        loop = ir_nodes.for_(self.stmt_line(node), kind, var, bounds[0], bounds[1], bounds[2], body,
+                             ordered=ordered)
         post = []
         if carry is not None and carry.targets and carry.targets != carry.slots:
             post.append(self._assign_many(node, carry.targets,
                                           [self.read_slot(s) for s in carry.slots]))
         return [s for s in pre + [loop] + post if s is not None]
+
+    def _ordered(self, body):
+        """Whether a parallel body's iterations are linked through an array from before the
+        loop (one reads what another writes, e.g. `deps=[tids[i - 1]]` after `tids[i] =
+        tid`): then they must run in order, which a sequential schedule always allows."""
+        arrays = [slot for slot, ty in self.env.items() if ty is not None and ty.kind == "array"]
+        return bool(arrays_linking_iterations(body, arrays, _slots_given_new_values))
 
     def _drop_rebound(self, node, label, outer, body):
         """Names of the enclosing scope (`outer`: slot -> name) that a parallel body
@@ -341,6 +389,12 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         new value."""
         for slot in _slots_given_new_values(body, set(outer)):
             name = outer[slot]
+            task_id = _only_task_ids(body, slot)
+            if task_id is not None:
+                # A task id rebound in the body: PyPTO lets later tasks depend on it, meaning
+                # every iteration's task; all of them have finished once the loop has.
+                self.env[slot] = tys.of_pure(task_id)
+                continue
             self.env[slot] = self.env[slot].replace(dropped=(
                 "'%s' was rebound inside the %s body at line %d, whose iterations run "
                 "independently and carry no value out of the loop, so here it still holds "
@@ -468,14 +522,19 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
         keywords = self._region_keywords(node, call, label, allowed)
         pre = []
         tid = item.optional_vars
-        if tid is not None:  # a TaskId: scheduling only, a `none` value here
+        if region in ("at", "spmd"):
+            pre += self._task_keywords(node, label, region, keywords, tid)
+        if tid is not None:  # the task's id: deps= of later tasks and TASK_ID arrays take it
+            if region not in ("at", "spmd"):
+                raise self.error(node, "%s gives no task id; only 'with pl.at(...) as tid' and "
+                                 "'with pl.spmd(...) as tid' bind one" % label)
             if not isinstance(tid, ast.Name):
                 raise self.error(node, "%s: the 'as' target must be a plain name, got '%s'"
                                  % (label, self.text(tid)))
             slot = self.bind(tid.id)
-            none = const("none", None)
-            self.set_ty(slot, none, tys.of_pure(none))
-            pre.append(ir_nodes.assign(self.stmt_line(node), slot, none))
+            ir, ty = self.new_task_id()
+            self.set_ty(slot, ir, ty)
+            pre.append(ir_nodes.assign(self.stmt_line(node), slot, ir))
         if region == "at":
             return pre + [self._at(node, call, label, keywords)]
         if region == "spmd":
@@ -486,11 +545,41 @@ class FunctionTranslator(SpliceMixin, ExprTranslator):
             var = self.new_slot("block_idx")
             body = self._loop_body(node.body, "spmd", var, (), None, spmd_num=num)
             return pre + [ir_nodes.for_(self.stmt_line(node), "spmd", var, const("int64", 0), num,
-                                        const("int64", 1), body)]
+                                        const("int64", 1), body, ordered=self._ordered(body))]
         # pl.scope() / pl.manual_scope() / pl.cluster(): scheduling hints only.
         if call.args:
             raise self.error(node, "%s takes no positional arguments" % label)
-        return pre + self.block(node.body)
+        manual = self._scope_is_manual(node, region, label, keywords)
+        with self.region(manual=manual):
+            return pre + self.block(node.body)
+
+    def _task_keywords(self, node, label, region, keywords, tid):
+        """deps= / no_dep_args= of a task region, checked as PyPTO does; returns the
+        statement evaluating the deps' run-time reads (none when there are none)."""
+        if "no_dep_args" in keywords:
+            self.no_dep_args(label, keywords["no_dep_args"])
+        if "deps" not in keywords:
+            return []
+        if region == "spmd" and tid is None:
+            raise self.error(node, "pl.spmd() does not accept 'deps=' here: without 'as tid' it "
+                             "captures no task id; use 'with pl.spmd(n, deps=[...]) as tid:'")
+        stmt = self.deps_stmt(node, self.deps_reads(node, label, keywords["deps"]))
+        return [] if stmt is None else [stmt]
+
+    def _scope_is_manual(self, node, region, label, keywords):
+        """pl.manual_scope() / pl.scope(mode=pl.ScopeMode.MANUAL); PyPTO's runtime forbids a
+        scope nested in a manual one."""
+        manual = region == "manual_scope"
+        if region == "scope" and "mode" in keywords:
+            mode = self._static(keywords["mode"])
+            if not isinstance(mode, ScopeMode):
+                raise self.error(node, "%s: mode must be a pl.ScopeMode member (AUTO or MANUAL), "
+                                 "got '%s'" % (label, self.text(keywords["mode"])))
+            manual = mode is ScopeMode.MANUAL
+        if region in ("scope", "manual_scope") and self.manual_scopes:
+            raise self.error(node, "a manual scope may not be nested inside another manual scope"
+                             if manual else "an AUTO scope may not be nested inside a manual scope")
+        return manual
 
     def _at(self, node, call, label, keywords):
         if call.args:

@@ -2,12 +2,12 @@
 
 from pypto.language.dtypes import (  # noqa: F401
     DataType, FP32, FP16, BF16, FP8E4M3FN, FP8E5M2, FP8E8M0, INT8, INT16, INT32, INT64,
-    UINT8, UINT16, UINT32, UINT64, BOOL, INDEX,
+    UINT8, UINT16, UINT32, UINT64, BOOL, INDEX, TASK_ID,
 )
 from pypto.language.enums import *  # noqa: F401,F403  (PadValue, AtomicType, ...)
 from pypto.language.types import (  # noqa: F401
     DynVar, dynamic, Tensor, TensorType, Tile, TileType, Scalar, ScalarType, Out, InOut,
-    DirectionType, RUNTIME, Level, FunctionType,
+    DirectionType, RUNTIME, Level, FunctionType, Array, ArrayType, TaskId,
 )
 from pypto.language import constructs as _constructs
 from pypto.language import enums as _enums
@@ -26,10 +26,10 @@ import builtins as _builtins  # noqa: E402
 # Names that would shadow a builtin (range, min, max, abs, ...) stay out of `import *`.
 __all__ = sorted(n for n in set(
     ["DataType", "FP32", "FP16", "BF16", "FP8E4M3FN", "FP8E5M2", "FP8E8M0", "INT8", "INT16",
-     "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "DynVar", "dynamic", "Tensor",
+     "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "TASK_ID", "DynVar", "dynamic", "Tensor",
      "TensorType", "Tile", "TileType", "Scalar", "ScalarType", "Out", "InOut",
      "DirectionType", "RUNTIME", "Level", "FunctionType", "jit", "program", "function",
-     "tile", "tensor", "system"] + list(_enums.__all__)
+     "tile", "tensor", "system", "array", "Array", "ArrayType", "TaskId"] + list(_enums.__all__)
     + list(_op_table.OPS) + list(_constructs.FRONTEND_OPS) + list(_constructs.REGIONS)
     + list(_constructs.SPECIALS) + list(_constructs.LOOPS))
     if not hasattr(_builtins, n))

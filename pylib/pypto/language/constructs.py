@@ -17,11 +17,13 @@ LOOP_PARAMS = ("start", "stop", "step")
 
 # Region context managers usable as `with pl.<name>(...)`: name -> accepted keywords.
 # `at` marks an InCore region; `spmd` runs its body once per block; the others are
-# scheduling hints with no functional effect.
+# scheduling hints with no functional effect. `deps=` (task ids a task waits for) and
+# `no_dep_args=` (tensors left out of automatic dependency tracking) are checked, then met
+# by running tasks in program order.
 REGIONS = {
-    "at": ("level", "name_hint", "optimizations", "deps", "allow_early_resolve"),
+    "at": ("level", "name_hint", "optimizations", "deps", "no_dep_args", "allow_early_resolve"),
     "spmd": LOOPS["spmd"][1],
-    "scope": ("name_hint", "manual_dep"),
+    "scope": ("name_hint", "manual_dep", "mode"),
     "manual_scope": ("name_hint",),
     "cluster": ("name_hint",),
 }
@@ -39,9 +41,11 @@ SPECIALS = (
     "const",            # typed literal pl.const(value, dtype)
 )
 
-# pl.system.<name>: barriers and task plumbing, no functional effect in a sequential
-# simulator. task_dummy() gives a TaskId, which is a `none` value here.
-SYSTEM_NOOPS = ("task_dummy", "syncall", "fence", "cacheinvalid")
+# pl.system.<name>: barriers and cache plumbing, no functional effect in the simulator.
+SYSTEM_NOOPS = ("syncall", "fence", "cacheinvalid")
+# pl.system.<name> that give a task id: task_dummy(deps=[...]) (a barrier task that only
+# waits) and task_invalid() ("no task", what None means in deps=).
+SYSTEM_TASKS = ("task_dummy", "task_invalid")
 
 # Namespaced spellings whose op has another name at top level: (namespace, attr) -> op.
 # Every other `pl.tile.X` / `pl.tensor.X` is the op `X` itself.
@@ -51,6 +55,9 @@ NAMESPACE_ALIASES = {
     ("tensor", "ci"): "arange",
     ("tile", "ci"): "arange",
     ("tensor", "create_tensor"): "create_tensor",
+    ("array", "create"): "array_create",
+    ("array", "get_element"): "array_get_element",
+    ("array", "update_element"): "array_update_element",
 }
 
 # Ops the frontend knows even before the op table has a row for them: `dim` folds to a

@@ -61,9 +61,12 @@ UINT32 = DataType("uint32", "UINT32", 32, "uint32")
 UINT64 = DataType("uint64", "UINT64", 64, "uint64")
 BOOL = DataType("bool", "BOOL", 8, "bool")
 INDEX = DataType("index", "INDEX", 64, None)  # scalars only: loop variables and dims
+# The id of a submitted task (`with pl.at(...) as tid`, pl.system.task_dummy): an opaque
+# scalar that only feeds deps= lists and TASK_ID arrays; no tensor holds it.
+TASK_ID = DataType("task_id", "TASK_ID", 64, None)
 
 ALL_DTYPES = (FP32, FP16, BF16, FP8E4M3FN, FP8E5M2, FP8E8M0, INT8, INT16, INT32, INT64,
-              UINT8, UINT16, UINT32, UINT64, BOOL, INDEX)
+              UINT8, UINT16, UINT32, UINT64, BOOL, INDEX, TASK_ID)
 BY_NAME = {d.name: d for d in ALL_DTYPES}
 
 

@@ -5,7 +5,7 @@ The frontend turns a member into a string constant "<Enum>.<member>" in the IR
 
 import enum
 
-__all__ = ["PadValue", "MaskPattern", "AtomicType", "CmpType", "RoundMode", "MemorySpace"]
+__all__ = ["PadValue", "MaskPattern", "AtomicType", "CmpType", "RoundMode", "MemorySpace", "ScopeMode"]
 
 
 class PadValue(enum.Enum):
@@ -65,3 +65,11 @@ class MemorySpace(enum.Enum):
     Right = 4
     Acc = 5
     Bias = 6
+
+
+class ScopeMode(enum.Enum):
+    """Dependency tracking of a `with pl.scope(mode=...)` region: AUTO derives task
+    dependencies from buffer overlap, MANUAL takes only the declared deps=. Tasks run in
+    program order on the simulator, which satisfies both."""
+    AUTO = 0
+    MANUAL = 1

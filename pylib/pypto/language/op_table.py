@@ -95,6 +95,11 @@ OPS = {
     # Scalars.
     "min": _BINARY,
     "max": _BINARY,
+    # Arrays (pl.array.create / arr[i] / arr[i] = v): small 1-D integer, BOOL or task-id
+    # arrays written in place.
+    "array_create": _op(("extent", "dtype")),
+    "array_get_element": _op(("array", "index")),
+    "array_update_element": _op(("array", "index", "value")),
 }
 
 # Kept for older frontend code; the frontend's own constructs live in constructs.py.

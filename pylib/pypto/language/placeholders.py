@@ -1,5 +1,6 @@
 """Stand-ins for the `pl.*` callables: the runtime ops of op_table and the frontend's own
-constructs (constructs.py), plus the namespaces `pl.tile`, `pl.tensor` and `pl.system`.
+constructs (constructs.py), plus the namespaces `pl.tile`, `pl.tensor`, `pl.system` and
+`pl.array`.
 Kernel bodies are parsed, never run, so calling one of these from Python is always a
 mistake; the frontend recognises them by the `_pypto_*` attributes set here.
 
@@ -58,6 +59,18 @@ def _system_noop(name):
     return _MADE[key]
 
 
+def _system_call(name):
+    """pl.system.<name>: a no-op, or a task-id construct (task_dummy, task_invalid)."""
+    if name in constructs.SYSTEM_TASKS:
+        key = "system." + name
+        if key not in _MADE:
+            fn = _eager_guard("system calls", key)
+            fn._pypto_task = name
+            _MADE[key] = fn
+        return _MADE[key]
+    return _system_noop(name) if name in constructs.SYSTEM_NOOPS else None
+
+
 class Namespace:
     """`pl.tile`, `pl.tensor`, `pl.system`: attribute access resolves to the same op
     placeholders and enums as the top-level `pl.X`."""
@@ -72,7 +85,10 @@ class Namespace:
 
     def _resolve(self, attr):
         if self._name == "system":
-            return _system_noop(attr) if attr in constructs.SYSTEM_NOOPS else None
+            return _system_call(attr)
+        if self._name == "array":
+            op = constructs.NAMESPACE_ALIASES.get(("array", attr))
+            return placeholder(op) if op in op_table.OPS else None
         if attr in getattr(enums, "__all__", ()):
             return getattr(enums, attr)
         alias = constructs.NAMESPACE_ALIASES.get((self._name, attr))
@@ -95,7 +111,9 @@ class Namespace:
 
     def __dir__(self):
         if self._name == "system":
-            return sorted(constructs.SYSTEM_NOOPS)
+            return sorted(constructs.SYSTEM_NOOPS + constructs.SYSTEM_TASKS)
+        if self._name == "array":
+            return sorted(a for (ns, a) in constructs.NAMESPACE_ALIASES if ns == "array")
         names = set(op_table.OPS) | set(constructs.FRONTEND_OPS)
         names |= set(getattr(enums, "__all__", ()))
         names |= {a for (ns, a), op in constructs.NAMESPACE_ALIASES.items()
@@ -111,5 +129,6 @@ def make_all():
     names = (list(op_table.OPS) + list(constructs.FRONTEND_OPS) + list(constructs.LOOPS)
              + list(constructs.REGIONS) + list(constructs.SPECIALS))
     made = {name: placeholder(name) for name in names}
-    made.update(tile=Namespace("tile"), tensor=Namespace("tensor"), system=Namespace("system"))
+    made.update(tile=Namespace("tile"), tensor=Namespace("tensor"), system=Namespace("system"),
+                array=Namespace("array"))
     return made

@@ -3,7 +3,7 @@
 
 import enum
 
-from pypto.language.dtypes import DataType
+from pypto.language.dtypes import TASK_ID, DataType
 
 
 class DynVar:
@@ -91,6 +91,38 @@ class Scalar:
         if not isinstance(dtype, DataType):
             raise TypeError("pl.Scalar[...] takes a pl dtype, got %r" % (dtype,))
         return ScalarType(dtype)
+
+
+# `pl.TaskId` is `pl.Scalar[pl.TASK_ID]`, the type of `with pl.at(...) as tid`.
+TaskId = ScalarType(TASK_ID)
+
+
+class ArrayType:
+    """The value of `pl.Array[extent, dtype]`: a small fixed-size 1-D array of integers,
+    BOOL or task ids, made by pl.array.create. Annotations of helper parameters and
+    locals only: an array lives in the function (or task) that creates it, so it is never a
+    kernel parameter."""
+
+    __slots__ = ("extent", "dtype")
+
+    def __init__(self, extent, dtype):
+        self.extent = extent
+        self.dtype = dtype
+
+    def __repr__(self):
+        return "pl.Array[%r, %r]" % (self.extent, self.dtype)
+
+
+class Array:
+    """`pl.Array[extent, dtype]`."""
+
+    def __class_getitem__(cls, item):
+        if not isinstance(item, tuple) or len(item) != 2:
+            raise TypeError("pl.Array requires [extent, dtype] notation")
+        extent, dtype = item
+        if not isinstance(dtype, DataType):
+            raise TypeError("pl.Array[...]: the dtype must be a pl dtype, got %r" % (dtype,))
+        return ArrayType(extent, dtype)
 
 
 class DirectionType:
