@@ -62,7 +62,7 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
 
 // Dispatches a build directly (CompiledProgram.__call__): tensors in place, numbers as scalars.
 void simulate(const std::string& work_dir, py::list args, const std::string& platform, int device_id) {
-  require_simulator(platform);
+  require_simulator(dispatch_platform(platform));
   auto program = sim::load_program_cached(work_dir);
   std::vector<sim::HostArg> host(args.size());
   for (size_t k = 0; k < args.size(); ++k) {

@@ -16,7 +16,7 @@ bool parse_positive(const std::string& text, int& out) {
 
 std::string usage_text() {
   return "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
-         "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]]\n"
+         "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]] [--simulate]\n"
          "                    SCRIPT [SCRIPT ARGS...]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
@@ -34,6 +34,8 @@ std::string usage_text() {
          "  --compile-only  every run() stops after compile\n"
          "  --bench[=ROUNDS]\n"
          "                  benchmark mode for this run (PYPTO_BENCH=1, PYPTO_BENCH_ROUNDS=ROUNDS)\n"
+         "  --simulate      run -p a2a3 / -p a5 on their simulators, a2a3sim / a5sim\n"
+         "                  (sets PYPTO_GOLDEN_SIMULATE=1)\n"
          "\n"
          "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
 }
@@ -80,6 +82,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         }
         o.bench_rounds = n;
       }
+      continue;
+    }
+    if (a == "--simulate") {
+      o.simulate = true;
       continue;
     }
     if (a == "--save-data" || a == "--compile-only") {

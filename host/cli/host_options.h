@@ -19,6 +19,7 @@ struct HostOptions {
   std::optional<std::string> runtime_dir;
   bool bench = false;               // --bench[=ROUNDS]: PYPTO_BENCH=1 for this run
   std::optional<int> bench_rounds;  //   and PYPTO_BENCH_ROUNDS=ROUNDS
+  bool simulate = false;            // --simulate: PYPTO_GOLDEN_SIMULATE=1 for this run
   std::string script;
   std::vector<std::string> script_args;
 };

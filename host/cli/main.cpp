@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
   if (cl.options.golden_data) overrides.golden_data = fs::absolute(*cl.options.golden_data).lexically_normal().string();
   if (cl.options.runtime_dir) overrides.runtime_dir = fs::absolute(*cl.options.runtime_dir).lexically_normal().string();
   if (cl.options.bench) setenv("PYPTO_BENCH", "1", 1);
+  if (cl.options.simulate) setenv("PYPTO_GOLDEN_SIMULATE", "1", 1);
   if (cl.options.bench_rounds) setenv("PYPTO_BENCH_ROUNDS", std::to_string(*cl.options.bench_rounds).c_str(), 1);
   if (cl.options.threads) setenv("PYPTO_GOLDEN_NUM_THREADS", std::to_string(*cl.options.threads).c_str(), 1);
 

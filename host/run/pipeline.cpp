@@ -67,9 +67,11 @@ RunOutcome run_pipeline(const RunRequest& req) {
   };
 
   std::vector<NativeSpec> specs = read_specs(req.specs);
-  const std::string platform = py::str(req.config.attr("platform"));
+  const std::string asked_platform = py::str(req.config.attr("platform"));
   const int device_id = py::int_(req.config.attr("device_id"));
-  require_known_platform(platform);
+  const std::string platform = dispatch_platform(asked_platform);
+  if (platform != asked_platform)
+    log.line("[RUN] simulate: platform '" + asked_platform + "' runs on the simulator '" + platform + "'");
 
   try {
     if (req.golden_data) {

@@ -19,6 +19,14 @@ TEST_CASE("--threads=N form and bad values") {
   CHECK(parse_command_line({"--threads"}).error == "--threads needs a value (a positive integer)");
 }
 
+TEST_CASE("--simulate is a host option; after the script it is the script's") {
+  auto cl = parse_command_line({"--simulate", "k.py", "-p", "a2a3", "--simulate"});
+  CHECK(cl.error.empty());
+  CHECK(cl.options.simulate);
+  CHECK(cl.options.script_args == std::vector<std::string>{"-p", "a2a3", "--simulate"});
+  CHECK_FALSE(parse_command_line({"k.py", "--simulate"}).options.simulate);
+}
+
 TEST_CASE("usage errors") {
   CHECK(parse_command_line({}).error == "no script given");
   CHECK(parse_command_line({"--bogus", "k.py"}).error ==

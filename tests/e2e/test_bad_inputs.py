@@ -150,6 +150,29 @@ def test_hardware_platform_without_hardware(host):
     )
 
 
+def test_simulate_runs_a_hardware_platform_on_its_simulator(host):
+    proc = host("--simulate", SAMPLES / "hello_world.py", "-p", "a2a3")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "[RUN] simulate: platform 'a2a3' runs on the simulator 'a2a3sim'"
+    assert lines[-1].startswith("[RUN] PASS")
+
+
+def test_simulate_from_the_environment(host, tmp_path):
+    proc = host(SAMPLES / "hello_world.py", "-p", "a5", env=clean_env(tmp_path, PYPTO_GOLDEN_SIMULATE="yes"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[0] == "[RUN] simulate: platform 'a5' runs on the simulator 'a5sim'"
+    # A simulator platform is what it is: no line.
+    proc = host(SAMPLES / "hello_world.py", "-p", "a2a3sim", env=clean_env(tmp_path, PYPTO_GOLDEN_SIMULATE="1"))
+    assert proc.returncode == 0 and "simulate:" not in proc.stdout
+
+
+def test_bad_simulate_value(host, tmp_path):
+    proc = host(SAMPLES / "hello_world.py", "-p", "a2a3", env=clean_env(tmp_path, PYPTO_GOLDEN_SIMULATE="maybe"))
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == "ValueError: PYPTO_GOLDEN_SIMULATE must be 1 or 0, got 'maybe'"
+
+
 @pytest.mark.parametrize("value", ["0", "abc", "-3"])
 def test_bad_golden_thread_count(host, tmp_path, value):
     proc = host(SAMPLES / "hello_world.py", env=clean_env(tmp_path, PYPTO_GOLDEN_NUM_THREADS=value))

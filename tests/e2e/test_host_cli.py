@@ -21,7 +21,7 @@ def test_help(host):
     assert proc.returncode == 0
     assert proc.stdout.startswith(
         "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
-        "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]]\n"
+        "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]] [--simulate]\n"
         "                    SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
                    "--save-data     every run() saves inputs and goldens under <work_dir>/data",
