@@ -45,10 +45,12 @@ class Row:
     line: str
     outside: str = ""  # why it cannot pass here for a reason outside pypto-golden
     multi_device: bool = False
+    simulated: str = ""  # the hardware platform it ran as under --simulate (its argparse refuses a2a3sim)
 
     @property
     def note(self):
-        return "; ".join(filter(None, [self.outside, "multi-device" if self.multi_device else ""]))
+        return "; ".join(filter(None, [self.outside, "multi-device" if self.multi_device else "",
+                                       "ran as --simulate -p %s" % self.simulated if self.simulated else ""]))
 
 
 def corpus_dir(given):
@@ -94,6 +96,9 @@ def outside_reason(output):
     m = re.search(r"AttributeError: module 'config' has no attribute '(\w+)'", output)
     if m:
         return "its config module has no attribute '%s' (out of date)" % m.group(1)
+    m = re.search(r"AttributeError: '(\w*Config)' object has no attribute '(\w+)'", output)
+    if m:
+        return "its config's %s has no attribute '%s' (out of date)" % m.groups()
     return ""
 
 
@@ -109,16 +114,15 @@ def classify(returncode, output, timed_out, killed):
     return "ERROR"
 
 
-def run_one(script, corpus, binary, timeout, workroot):
-    source = (corpus / script).read_text(errors="replace")
-    multi = is_multi_device(source)
-    work = Path(tempfile.mkdtemp(prefix=script.replace("/", "_") + ".", dir=workroot))
-    shutil.copytree(corpus / Path(script).parent, work, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("build_output", "__pycache__"))
-    cmd = [str(binary), Path(script).name, "-p", "a2a3sim"] + ([] if multi else ["-d", "0"])
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_")}
-    env.update(PYTHONPATH=str(corpus), PYPTO_PROG_BUILD_DIR=str(work / "build_output"),
-               PYTHONDONTWRITEBYTECODE="1")
+def hardware_choice(output):
+    """The hardware platform a script's argparse offers when it refuses a2a3sim, or None."""
+    m = re.search(r"invalid choice: 'a2a3sim' \(choose from ([^)]*)\)", output)
+    choices = re.findall(r"'([^']+)'", m.group(1)) if m else []
+    return next((c for c in choices if c in ("a2a3", "a5")), None)
+
+
+def launch(cmd, work, env, timeout):
+    """Runs cmd in work; returns (returncode, seconds, peak RSS in MiB, timed_out, output)."""
     log_path = work / "output.txt"
     start = time.monotonic()
     timed_out = False
@@ -135,23 +139,42 @@ def run_one(script, corpus, binary, timeout, workroot):
                 pid, status, usage = os.wait4(proc.pid, 0)
                 break
             time.sleep(0.05)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.monotonic() - start
-    output = log_path.read_text(errors="replace")
-    killed = not timed_out and proc.returncode == -signal.SIGKILL
-    verdict = classify(proc.returncode, output, timed_out, killed)
+    return (os.waitstatus_to_exitcode(status), time.monotonic() - start, usage.ru_maxrss / 1024.0, timed_out,
+            log_path.read_text(errors="replace"))
+
+
+def run_one(script, corpus, binary, timeout, workroot):
+    source = (corpus / script).read_text(errors="replace")
+    multi = is_multi_device(source)
+    work = Path(tempfile.mkdtemp(prefix=script.replace("/", "_") + ".", dir=workroot))
+    shutil.copytree(corpus / Path(script).parent, work, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("build_output", "__pycache__"))
+    devices = [] if multi else ["-d", "0"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_")}
+    env.update(PYTHONPATH=str(corpus), PYPTO_PROG_BUILD_DIR=str(work / "build_output"),
+               PYTHONDONTWRITEBYTECODE="1")
+    returncode, seconds, peak, timed_out, output = launch(
+        [str(binary), Path(script).name, "-p", "a2a3sim"] + devices, work, env, timeout)
+    simulated = hardware_choice(output)
+    if simulated:
+        # Its argparse only takes hardware platforms: the hardware command line, simulated.
+        returncode, seconds, peak, timed_out, output = launch(
+            [str(binary), "--simulate", Path(script).name, "-p", simulated] + devices, work, env, timeout)
+    killed = not timed_out and returncode == -signal.SIGKILL
+    verdict = classify(returncode, output, timed_out, killed)
     line = telling_line(output) if not timed_out else "no result after %d s" % timeout
-    row = Row(script, verdict, seconds, usage.ru_maxrss / 1024.0, line[:200],
-              outside=outside_reason(output) if verdict != "PASS" else "", multi_device=multi)
+    row = Row(script, verdict, seconds, peak, line[:200],
+              outside=outside_reason(output) if verdict != "PASS" else "", multi_device=multi,
+              simulated=simulated or "")
     if verdict == "PASS":
         shutil.rmtree(work, ignore_errors=True)
     else:
-        row.line = row.line or "(no output; see %s)" % log_path
+        row.line = row.line or "(no output; see %s)" % (work / "output.txt")
     return row
 
 
 def print_row(row, out):
-    note = "  [%s]" % row.note if row.note and row.verdict != "PASS" else ""
+    note = "  [%s]" % row.note if row.note else ""
     out.write("%-8s %7.1fs %7.0f MiB  %s  %s%s\n" % (row.verdict, row.seconds, row.peak_mib, row.script, row.line,
                                                     note))
     out.flush()

@@ -58,5 +58,17 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert run_corpus.telling_line("[RUN]   'y' FAIL  shape=(4,)\n[RUN] FAIL\n") == "[RUN]   'y' FAIL  shape=(4,)"
     refused = "k.py: error: argument -p/--platform: invalid choice: 'a2a3sim' (choose from 'a2a3', 'a5')"
     assert run_corpus.outside_reason(refused) == "its argparse refuses -p a2a3sim"
+    stale = "AttributeError: 'Qwen3Config' object has no attribute 'batch'"
+    assert run_corpus.outside_reason(stale) == "its config's Qwen3Config has no attribute 'batch' (out of date)"
     assert run_corpus.is_multi_device("import pypto.language.distributed as pld\n")
     assert not run_corpus.is_multi_device("import pypto.language as pl\n")
+
+
+def test_a_script_refusing_the_simulator_platform_is_rerun_as_its_hardware_platform():
+    refused = ("usage: k.py [-h] [-p {a2a3,a5}]\nk.py: error: argument -p/--platform: invalid choice: 'a2a3sim' "
+               "(choose from 'a2a3', 'a5')\n")
+    assert run_corpus.hardware_choice(refused) == "a2a3"
+    assert run_corpus.hardware_choice(refused.replace("'a2a3', 'a5'", "'a5'")) == "a5"
+    assert run_corpus.hardware_choice("[RUN] PASS\n") is None
+    row = run_corpus.Row("m/k.py", "PASS", 1.0, 10.0, "[RUN] PASS", simulated="a2a3")
+    assert row.note == "ran as --simulate -p a2a3"
