@@ -172,8 +172,7 @@ class Loader {
     if (dtype == "str") return Value::from_string(str(v, "v"));
     if (dtype == "none") return Value::none();
     if (dtype == "dtype") {
-      auto t = v == "task_id" ? std::optional<c10::ScalarType>(c10::kLong) : scalar_type_from_pypto(str(v, "v"));
-      if (!t) fail(where_ + "unknown dtype '" + v.get<std::string>() + "'");
+      if (!Value::dtype_named(str(v, "v"))) fail(where_ + "unknown dtype '" + v.get<std::string>() + "'");
       return Value::from_dtype_name(v.get<std::string>());  // keeps uint32 apart from int64
     }
     if (dtype == "bool") return Value::from_bool(v.get<bool>());

@@ -64,27 +64,21 @@ void ForStmt::exec(Frame& frame) const {
   const size_t var = static_cast<size_t>(var_);
 
   if (kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) {
-    if (ordered_) {
-      // Iterations linked through an array still get their own variables, but run one
-      // after another, so a dependency of one on an earlier one is met.
-      for (int64_t k = 0; k < trips; ++k) {
-        check_interrupt();
-        Frame local = frame;
-        local.slots[var] = Value::from_int(start + k * step);
-        local.active_loop_vars.push_back(var_);
-        run_block(body_, local);
-      }
-      return;
-    }
-    Device& device = *frame.device;
-    std::vector<int64_t> order = device.iteration_order(trips);
-    device.pool().parallel_for(trips, [&](int64_t k) {
+    auto iteration = [&](int64_t k) {
       check_interrupt();
       Frame local = frame;  // each independent iteration has its own variables
       local.slots[var] = Value::from_int(start + k * step);
       local.active_loop_vars.push_back(var_);
       run_block(body_, local);
-    }, order);
+    };
+    if (ordered_) {
+      // Iterations linked through an array run one after another, so a dependency of one
+      // on an earlier one is met.
+      for (int64_t k = 0; k < trips; ++k) iteration(k);
+      return;
+    }
+    Device& device = *frame.device;
+    device.pool().parallel_for(trips, iteration, device.iteration_order(trips));
     return;
   }
 

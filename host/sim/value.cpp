@@ -5,8 +5,6 @@
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
-#include <optional>
-
 namespace pypto_golden::sim {
 
 Value Value::from_int(int64_t v, c10::ScalarType t) {
@@ -78,12 +76,16 @@ Value Value::from_dtype(c10::ScalarType t) {
 Value Value::from_dtype_name(const std::string& name) {
   Value out;
   out.kind = Kind::DType;
-  // pl.TASK_ID names no tensor dtype: task ids are int64 values (TASK_ID arrays hold them).
-  auto t = name == "task_id" ? std::optional<c10::ScalarType>(c10::kLong) : scalar_type_from_pypto(name);
+  auto t = dtype_named(name);
   if (!t) throw KernelError("unknown dtype '" + name + "'");
   out.stype = *t;
   out.str = std::make_shared<const std::string>(name);
   return out;
+}
+
+std::optional<c10::ScalarType> Value::dtype_named(const std::string& pypto_name) {
+  if (pypto_name == "task_id") return c10::kLong;
+  return scalar_type_from_pypto(pypto_name);
 }
 
 std::string Value::dtype_name() const {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct Value {
   // A dtype by PyPTO name ("uint32"): keeps the name in `str`, since some PyPTO dtypes share
   // an ATen storage type (uint32 and int64 are both stored as int64).
   static Value from_dtype_name(const std::string& pypto_name);
+  // The ATen type a dtype value named `pypto_name` stands for; int64 for pl.TASK_ID, which
+  // names no tensor dtype (task ids are int64 values, TASK_ID arrays hold them). nullopt
+  // for an unknown name.
+  static std::optional<c10::ScalarType> dtype_named(const std::string& pypto_name);
   static Value tuple(std::vector<Value> items);
   static Value list(std::vector<Value> items);
 

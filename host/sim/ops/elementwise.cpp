@@ -18,18 +18,6 @@ using ops::Dest;
 
 enum class Bin { Add, Sub, Mul, Div, Max, Min };
 
-const char* bin_name(Bin op) {
-  switch (op) {
-    case Bin::Add: return "add";
-    case Bin::Sub: return "sub";
-    case Bin::Mul: return "mul";
-    case Bin::Div: return "div";
-    case Bin::Max: return "maximum";
-    case Bin::Min: return "minimum";
-  }
-  return "?";
-}
-
 c10::Scalar scalar_operand(const char* op, const at::Tensor& lhs, const Value& rhs) {
   bool lhs_float = at::isFloatingType(lhs.scalar_type());
   if (rhs.kind == Value::Kind::Float) {
@@ -43,8 +31,7 @@ c10::Scalar scalar_operand(const char* op, const at::Tensor& lhs, const Value& r
 }
 
 // Two scalars: plain scalar arithmetic in the wider of the two (int64 / fp32 literals).
-Value scalar_binary(Bin op, const Value& a, const Value& b) {
-  const char* name = bin_name(op);
+Value scalar_binary(Bin op, const char* name, const Value& a, const Value& b) {
   bool is_float = a.kind == Value::Kind::Float || b.kind == Value::Kind::Float;
   if (!is_float && op != Bin::Div) {
     int64_t x = a.i, y = b.i;
@@ -89,10 +76,10 @@ void run_binary(Bin op, at::Tensor& out, const at::Tensor& l, const at::Tensor& 
 
 template <Bin OP>
 Value binary(const OpArgs& a, Dest& d) {
-  const char* name = bin_name(OP);
+  const char* name = a.op;
   const Value& lhs_v = a.required(0, "lhs");
   const Value& rhs = a.required(1, "rhs");
-  if (lhs_v.is_scalar() && rhs.is_scalar()) return scalar_binary(OP, lhs_v, rhs);
+  if (lhs_v.is_scalar() && rhs.is_scalar()) return scalar_binary(OP, name, lhs_v, rhs);
   if (!lhs_v.is_tensor()) {
     if (rhs.is_tensor())
       throw KernelError(std::string("pl.") + name + ": the tensor must be the first argument (lhs), got " +
@@ -136,8 +123,7 @@ enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Recip };
 
 template <Un OP>
 Value unary(const OpArgs& a, Dest& d) {
-  static const char* names[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip"};
-  const char* name = names[static_cast<int>(OP)];
+  const char* name = a.op;
   const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
   ops::check_vector_dtype(name, x, "input");

@@ -16,8 +16,7 @@ enum class Red { Sum, Max, Min };
 
 template <Red OP, bool ROW>
 Value reduce(const OpArgs& a, Dest& d) {
-  static const char* names[2][3] = {{"col_sum", "col_max", "col_min"}, {"row_sum", "row_max", "row_min"}};
-  const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
+  const char* name = a.op;
   const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
   ops::check_vector_dtype(name, x, "input");
@@ -44,12 +43,7 @@ enum class Ex { Add, Sub, Mul, Div, Max, Min, ExpDif, Plain };
 
 template <Ex OP, bool ROW>
 Value expand(const OpArgs& a, Dest& d) {
-  static const char* names[2][8] = {
-      {"col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_div", "col_expand_max", "col_expand_min",
-       "col_expand_expdif", "col_expand"},
-      {"row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div", "row_expand_max", "row_expand_min",
-       "row_expand_expdif", "row_expand"}};
-  const char* name = names[ROW ? 1 : 0][static_cast<int>(OP)];
+  const char* name = a.op;
   const Value& t_v = a.tensor(0, "lhs");
   const Value& v_v = a.tensor(1, "rhs");
   const at::Tensor& t = t_v.tensor;

@@ -17,6 +17,13 @@ def _dtype_ok(dtype):
         dtype is not INDEX and not dtype.is_float and dtype.name.startswith(("int", "uint")))
 
 
+def _integer_scalar(ty):
+    """An index or element value: a scalar that is neither a float nor a task id (its dtype
+    may be unknown)."""
+    return not ty.is_tensor and ty.kind in ("scalar", None) and (
+        ty.dtype is None or not (ty.dtype.is_float or ty.dtype is TASK_ID))
+
+
 class ArrayMixin:
     """The array half of the expression translator."""
 
@@ -38,8 +45,7 @@ class ArrayMixin:
             raise self.error(node, "'%s': an array takes a single index (arrays are 1-D), as "
                              "in arr[i]" % self.text(node))
         ir, ty = self.texpr(index_node)
-        if ty.is_tensor or ty.kind not in ("scalar", None) or (
-                ty.dtype is not None and (ty.dtype.is_float or ty.dtype is TASK_ID)):
+        if not _integer_scalar(ty):
             raise self.error(node, "'%s': the array index must be an integer scalar, got '%s'"
                              % (self.text(node), self.text(index_node)))
         if ir_nodes.is_compile_time_int(ir) and aty.shape and not 0 <= ir["v"] < aty.shape[0]:
@@ -63,8 +69,7 @@ class ArrayMixin:
                 raise self.error(node, "'%s': %s is a TASK_ID array, so the value must be a task "
                                  "id ('with pl.at(...) as tid', pl.system.task_dummy(...)) or None, "
                                  "got '%s'" % (self.text(target), name, self.text(node.value)))
-        elif vty.is_tensor or vty.kind not in ("scalar", None) or (
-                vty.dtype is not None and (vty.dtype.is_float or vty.dtype is TASK_ID)):
+        elif not _integer_scalar(vty):
             raise self.error(node, "'%s': the value written must be an integer scalar (%s is %s), "
                              "got '%s'" % (self.text(target), name, tty.dtype,
                                            self.text(node.value)))

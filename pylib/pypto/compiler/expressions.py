@@ -13,10 +13,11 @@ from pypto.compiler.arrays import ArrayMixin
 from pypto.compiler.errors import KernelCompileError
 from pypto.compiler.ir_nodes import const, is_const, is_pure
 from pypto.compiler.kernel_source import MISSING
+from pypto.compiler.task_deps import is_task_id
 from pypto.compiler.syntax_names import unsupported
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs, op_table
-from pypto.language.dtypes import BY_NAME, INDEX, INT64, BOOL, TASK_ID, DataType
+from pypto.language.dtypes import BY_NAME, INDEX, INT64, BOOL, DataType
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod"}
@@ -356,7 +357,7 @@ class ExprTranslator(ArrayMixin):
     def _no_task_id_math(self, node, *types):
         """Task ids and arrays are opaque to arithmetic (PyPTO has no operators on them)."""
         for ty in types:
-            if ty.kind == "array" or (ty.kind == "scalar" and ty.dtype is TASK_ID):
+            if ty.kind == "array" or is_task_id(ty):
                 raise self.error(node, "'%s': %s cannot be used in arithmetic"
                                  % (self.text(node), "a pl.Array" if ty.kind == "array"
                                     else "a task id (pl.TASK_ID)"))
