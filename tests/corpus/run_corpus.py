@@ -73,9 +73,12 @@ def is_multi_device(source):
     return bool(_MULTI_DEVICE.search(source))
 
 
-def telling_line(output):
+def telling_line(output, work=None):
     """The line a reader wants first: the error of a traceback or a failed stage, the first
-    failing output, else the verdict line."""
+    failing output, else the verdict line. Paths inside the run's work directory `work` are
+    shown relative to it (the script's own folder), so the row keeps the message."""
+    if work is not None:
+        output = output.replace(str(work) + "/", "")
     lines = [line.rstrip() for line in output.splitlines() if line.strip()]
     for line in lines:
         if re.match(r"^\[RUN\]\s+'[^']+' FAIL", line):
@@ -162,7 +165,7 @@ def run_one(script, corpus, binary, timeout, workroot):
             [str(binary), "--simulate", Path(script).name, "-p", simulated] + devices, work, env, timeout)
     killed = not timed_out and returncode == -signal.SIGKILL
     verdict = classify(returncode, output, timed_out, killed)
-    line = telling_line(output) if not timed_out else "no result after %d s" % timeout
+    line = telling_line(output, work) if not timed_out else "no result after %d s" % timeout
     row = Row(script, verdict, seconds, peak, line[:200],
               outside=outside_reason(output) if verdict != "PASS" else "", multi_device=multi,
               simulated=simulated or "")

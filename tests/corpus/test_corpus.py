@@ -56,6 +56,9 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert run_corpus.telling_line(out) == "AttributeError: module 'config' has no attribute 'X'"
     assert run_corpus.outside_reason(out) == "its config module has no attribute 'X' (out of date)"
     assert run_corpus.telling_line("[RUN]   'y' FAIL  shape=(4,)\n[RUN] FAIL\n") == "[RUN]   'y' FAIL  shape=(4,)"
+    located = "golden.KernelError: /tmp/w/m_k.py.x1/k.py:132: pl.slice: the window is outside the tensor\n"
+    assert run_corpus.telling_line(located, Path("/tmp/w/m_k.py.x1")) == (
+        "golden.KernelError: k.py:132: pl.slice: the window is outside the tensor")
     refused = "k.py: error: argument -p/--platform: invalid choice: 'a2a3sim' (choose from 'a2a3', 'a5')"
     assert run_corpus.outside_reason(refused) == "its argparse refuses -p a2a3sim"
     stale = "AttributeError: 'Qwen3Config' object has no attribute 'batch'"
