@@ -9,7 +9,7 @@ namespace pypto_golden {
 std::vector<double> time_dispatches(const sim::Program& program, const std::vector<sim::HostArg>& args,
                                     sim::Device& device, int rounds, int warmup) {
   sim::InterruptScope interrupt_scope;  // one for the whole loop, not one per dispatch
-  const sim::DispatchOptions options{/*check_inputs=*/false};  // checked by the correctness dispatch
+  const sim::DispatchOptions options{/*check_inputs=*/false, /*find_unwritten=*/false};  // checked by the correctness dispatch
   for (int k = 0; k < warmup; ++k) {
     sim::check_interrupt();
     sim::dispatch(program, args, device, options);

@@ -11,19 +11,32 @@
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/program_loader.h"
+#include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <chrono>
+#include <map>
+#include <string>
 
 namespace py = pybind11;
 
 namespace pypto_golden {
 namespace {
 
-// Dispatches the build on the platform's runtime and reads the outputs back into `host`.
-void run_on_device(const std::string& platform, int device_id, const std::filesystem::path& work_dir,
+// What a failing output's report adds when the kernel left part of a pure Out unwritten.
+std::string unwritten_note(const sim::UnwrittenOutput& u) {
+  return "    never written: " + std::to_string(u.count) + " of " + std::to_string(u.numel) + " elements of '" + u.name +
+         "' (the first at index " + python_shape_repr(u.first_index) +
+         "). A pure pl.Out is not uploaded, so it starts uninitialised on the device (poisoned on the "
+         "simulator): write every element, or declare it pl.InOut (with an init_value). To reproduce hardware "
+         "whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
+}
+
+// Dispatches the build on the platform's runtime and reads the outputs back into `host`;
+// returns the notes for outputs the kernel left partly unwritten, by name.
+std::map<std::string, std::string> run_on_device(const std::string& platform, int device_id, const std::filesystem::path& work_dir,
                    const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
                    const std::string& kernel, const StageLog& log) {
   require_simulator(platform);
@@ -42,6 +55,9 @@ void run_on_device(const std::string& platform, int device_id, const std::filesy
   for (const auto& name : report.written_inputs)
     log.line("[RUN]   warning: kernel '" + kernel + "' wrote its In parameter '" + name +
              "'; on the device that write is lost (declare it pl.InOut to keep it)");
+  std::map<std::string, std::string> notes;
+  for (const auto& u : report.unwritten_outputs) notes[u.name] = unwritten_note(u);
+  return notes;
 }
 
 // The kernel's name for messages on a replay: the function's, else the build directory's
@@ -137,7 +153,10 @@ RunOutcome run_pipeline(const RunRequest& req) {
       for (size_t k = 0; k < specs.size(); ++k)
         if (specs[k].is_tensor && specs[k].direction == Direction::InOut) initial[k] = host[k].clone();
 
-    log.stage("runtime", [&] { run_on_device(platform, device_id, kernel.work_dir, specs, host, kernel.name, log); });
+    std::map<std::string, std::string> unwritten;
+    log.stage("runtime", [&] {
+      unwritten = run_on_device(platform, device_id, kernel.work_dir, specs, host, kernel.name, log);
+    });
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
     if (benchmark)
@@ -150,7 +169,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
     if (has_golden) {
       ValidationReport report;
       log.stage("validate", [&] {
-        report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol, log);
+        report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol, unwritten, log);
       });
       if (!report.passed) return finish(false, report.error);
     }

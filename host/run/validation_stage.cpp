@@ -54,7 +54,8 @@ std::string output_line(const std::string& name, bool passed, const std::string&
 
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host_tensors,
                                   const std::map<std::string, at::Tensor>& expected, const py::handle& compare_fn,
-                                  double rtol, double atol, const StageLog& log) {
+                                  double rtol, double atol, const std::map<std::string, std::string>& notes,
+                                  const StageLog& log) {
   ValidationReport report;
   py::dict comparators = compare_fn.is_none() ? py::dict() : py::dict(py::reinterpret_borrow<py::object>(compare_fn));
   // Context handed to Python comparators, built only when one exists.
@@ -93,6 +94,8 @@ ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const st
     if (!r.passed) {
       failed.push_back(s.name);
       blocks.push_back(output_failure_text(s.name, label, text, r.detail));
+      auto note = notes.find(s.name);
+      if (note != notes.end()) blocks.back() += "\n" + note->second;
     }
   }
   if (!failed.empty()) {

@@ -20,11 +20,13 @@ struct ValidationReport {
 
 // compare_fn maps output names to Python comparators (called with the compare_fn protocol,
 // README "golden.run"); other outputs use the native allclose gate. Prints one line per
-// output; the report heads each failing output's detail (validate/gate_report.h).
+// output; the report heads each failing output's detail (validate/gate_report.h) and ends
+// it with the output's line in `notes`, when it has one (what the runtime saw, e.g. elements
+// the kernel never wrote).
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs,
                                   const std::vector<at::Tensor>& host_tensors,
                                   const std::map<std::string, at::Tensor>& expected,
                                   const pybind11::handle& compare_fn, double rtol, double atol,
-                                  const StageLog& log);
+                                  const std::map<std::string, std::string>& notes, const StageLog& log);
 
 }  // namespace pypto_golden

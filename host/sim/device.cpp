@@ -39,6 +39,12 @@ DeviceOptions device_options_from_env() {
     o.threads = static_cast<int>(n);
   }
   o.shuffle = env_flag("PYPTO_SIM_SHUFFLE");
+  if (const char* raw = std::getenv("PYPTO_SIM_OUT_INIT")) {
+    const std::string v(raw);
+    if (v != "poison" && v != "zero")
+      throw std::invalid_argument("PYPTO_SIM_OUT_INIT must be 'poison' or 'zero', got '" + v + "'");
+    o.zero_outputs = v == "zero";
+  }
   // Read by the sort ops; checked here so a bad value fails when the device starts, like
   // the other simulator variables, not at the first sort of some kernel.
   sort_kernels::isa_from_env_value(std::getenv("PYPTO_SIM_SORT_ISA"));
@@ -82,10 +88,38 @@ at::Tensor Device::upload(const at::Tensor& host) {
   return dev;
 }
 
-at::Tensor Device::allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype) {
+namespace {
+int poison_byte(c10::ScalarType dtype) {
+  return at::isFloatingType(dtype) ? 0xFF : dtype == at::kBool ? 0x01 : 0xA5;
+}
+}  // namespace
+
+at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype) {
   at::Tensor dev = allocate(shape, dtype);
-  fill_bytes(dev.data_ptr(), at::isFloatingType(dtype) ? 0xFF : dtype == at::kBool ? 0x01 : 0xA5, dev.nbytes());
+  fill_bytes(dev.data_ptr(), options_.zero_outputs ? 0 : poison_byte(dtype), dev.nbytes());
   return dev;
+}
+
+PoisonScan Device::scan_poison(const at::Tensor& t) {
+  const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
+  const size_t width = t.element_size();  // divides the 1 MiB chunks, so no element straddles two
+  const unsigned char pattern = static_cast<unsigned char>(poison_byte(t.scalar_type()));
+  std::atomic<int64_t> count{0}, first{INT64_MAX};
+  for_each_chunk(t.nbytes(), [&](size_t off, size_t len) {
+    int64_t n = 0, lowest = INT64_MAX;
+    for (size_t e = off; e < off + len; e += width) {
+      size_t b = 0;
+      while (b < width && bytes[e + b] == pattern) ++b;
+      if (b < width) continue;
+      if (n++ == 0) lowest = static_cast<int64_t>(e / width);
+    }
+    count += n;
+    for (int64_t seen = first.load(); lowest < seen && !first.compare_exchange_weak(seen, lowest);) {}
+  });
+  PoisonScan scan;
+  scan.count = count.load();
+  if (scan.count) scan.first = first.load();
+  return scan;
 }
 
 void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {

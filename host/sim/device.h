@@ -20,9 +20,16 @@ struct DeviceOptions {
   int threads = 1;        // PYPTO_SIM_THREADS
   bool shuffle = false;   // PYPTO_SIM_SHUFFLE: independent iterations in random order
   uint64_t seed = 0;
+  bool zero_outputs = false;  // PYPTO_SIM_OUT_INIT=zero: pure Out memory starts zeroed, not poisoned
 };
 
-// Reads PYPTO_SIM_THREADS / PYPTO_SIM_SHUFFLE; throws std::invalid_argument naming the
+// Elements of a device tensor that still hold the poison pattern of allocate_output.
+struct PoisonScan {
+  int64_t count = 0;
+  int64_t first = -1;  // flat index of the first one, -1 when none
+};
+
+// Reads PYPTO_SIM_THREADS / PYPTO_SIM_SHUFFLE / PYPTO_SIM_OUT_INIT; throws std::invalid_argument naming the
 // variable, what it must be and what it holds.
 DeviceOptions device_options_from_env();
 
@@ -38,8 +45,13 @@ class Device {
   at::Tensor upload(const at::Tensor& host);
   // Device memory for a pure Out parameter: never uploaded, filled with a poison pattern
   // (NaN for floats, 0xA5 bytes for integers) so unwritten or read-before-write
-  // elements show up in validation.
-  at::Tensor allocate_poisoned(at::IntArrayRef shape, c10::ScalarType dtype);
+  // elements show up in validation; zeroed instead under PYPTO_SIM_OUT_INIT=zero.
+  at::Tensor allocate_output(at::IntArrayRef shape, c10::ScalarType dtype);
+  // Whether allocate_output poisons (the default) rather than zeroes.
+  bool poisons_outputs() const { return !options_.zero_outputs; }
+  // The elements of a contiguous tensor from allocate_output that still hold the poison
+  // pattern: the ones the kernel never wrote.
+  PoisonScan scan_poison(const at::Tensor& t);
   // Uninitialised device memory (create_tensor inside a kernel, scratch).
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
   // Copies device memory back into the host tensor.

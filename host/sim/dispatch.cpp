@@ -53,7 +53,7 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
     }
     check_tensor_arg(p, args[k].tensor);
     device_tensors[k] = p.direction == "Out"
-                            ? device.allocate_poisoned(args[k].tensor.sizes(), args[k].tensor.scalar_type())
+                            ? device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type())
                             : device.upload(args[k].tensor);
     frame.slots[k] = Value::from_tensor(device_tensors[k]);
   }
@@ -66,6 +66,20 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
   DispatchReport report;
   for (size_t k = 0; k < args.size(); ++k) {
     if (!fn.params[k].is_tensor) continue;
+    if (fn.params[k].direction == "Out" && options.find_unwritten && device.poisons_outputs() &&
+        device_tensors[k].scalar_type() != at::kBool) {
+      const PoisonScan scan = device.scan_poison(device_tensors[k]);
+      if (scan.count > 0) {
+        UnwrittenOutput u{fn.params[k].name, scan.count, device_tensors[k].numel(), {}};
+        int64_t rest = scan.first;
+        u.first_index.resize(static_cast<size_t>(device_tensors[k].dim()));
+        for (int64_t d = device_tensors[k].dim() - 1; d >= 0; --d) {
+          u.first_index[static_cast<size_t>(d)] = rest % device_tensors[k].size(d);
+          rest /= device_tensors[k].size(d);
+        }
+        report.unwritten_outputs.push_back(std::move(u));
+      }
+    }
     if (fn.params[k].direction != "In") {
       device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
     } else if (options.check_inputs && !device.same_bytes(device_tensors[k], args[k].tensor)) {

@@ -31,14 +31,26 @@ struct DispatchOptions {
   // Compare each In parameter's device memory with the host copy afterwards: a kernel that
   // writes an In parameter loses that write on real hardware (In is never read back).
   bool check_inputs = true;
+  // Count the elements of each pure Out parameter the kernel never wrote (they still hold
+  // the poison pattern; not for bool outputs, whose poison is a value).
+  bool find_unwritten = true;
+};
+
+// A pure Out parameter the kernel left partly unwritten.
+struct UnwrittenOutput {
+  std::string name;
+  int64_t count = 0;                 // elements never written
+  int64_t numel = 0;                 // of this many
+  std::vector<int64_t> first_index;  // the first of them, one index per axis
 };
 
 struct DispatchReport {
   std::vector<std::string> written_inputs;  // In parameters the kernel wrote
+  std::vector<UnwrittenOutput> unwritten_outputs;
 };
 
 // Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out
-// tensors get poisoned device memory, and Out / InOut results are read back into the
+// tensors get poisoned device memory (Device::allocate_output), and Out / InOut results are read back into the
 // host tensors. Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
                         const DispatchOptions& options = {});

@@ -163,7 +163,7 @@ Value SubscriptExpr::eval(Frame& frame) const {
   if (!base.is_tensor()) base.as_tensor(("the base of " + text_).c_str());  // throws, naming it
   Window w = resolve_window(base, items_, frame, text_);
   if (w.all_indexed) return element_value(w.view);
-  return w.value();
+  return w.value(frame.device);
 }
 
 OpArgs CallExpr::evaluate_args(Frame& frame) const {

@@ -109,7 +109,8 @@ void WriteStmt::exec(Frame& frame) const {
   Window w = resolve_window(target, items_, frame, text_);
   if (w.all_indexed)
     throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
-  value_->eval_into(frame, w.view);
+  if (w.overhangs()) assign_to_window(value_->eval(frame), w, text_);
+  else value_->eval_into(frame, w.view);
 }
 
 void IfStmt::exec(Frame& frame) const {

@@ -1,5 +1,6 @@
 #include "sim/window.h"
 
+#include "sim/device.h"
 #include "sim/kernel_error.h"
 #include "sim/strided_view.h"
 #include "sim/tensor_copy.h"
@@ -7,6 +8,8 @@
 #include "tensor/python_repr.h"
 
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zero.h>
 #include <c10/util/SmallVector.h>
 
 #include <algorithm>
@@ -27,29 +30,34 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
                       std::to_string(rank) + " " + python_shape_repr(tensor.sizes()));
   Window w;
   w.all_indexed = static_cast<int64_t>(items.size()) == rank;
-  const bool partial = !base.fully_valid();
-  std::vector<int64_t> valid;
-  // The window's geometry, built axis by axis and turned into one view at the end.
+  // The window's geometry, built axis by axis and turned into one view at the end: `sizes`
+  // are the view's (cut at the tensor's end), `shape` the window's as written.
   c10::SmallVector<int64_t, 6> sizes, strides;
+  std::vector<int64_t> shape, valid;
+  bool overhang = false;
   int64_t offset = tensor.storage_offset();
   bool whole = true;  // every item is a full slice: the window is the tensor itself
   for (size_t k = 0; k < items.size(); ++k) {
     const IndexItem& item = items[k];
     const int64_t extent = tensor.size(static_cast<int64_t>(k));
     const int64_t stride = tensor.stride(static_cast<int64_t>(k));
+    const int64_t base_valid = base.fully_valid() ? extent : base.valid[k];
     if (item.is_slice) {
       w.all_indexed = false;
       int64_t lo = item.lo ? item.lo->eval(frame).as_int("a slice start") : 0;
       int64_t hi = item.hi ? item.hi->eval(frame).as_int("a slice end") : extent;
-      if (lo < 0 || hi > extent || lo > hi)
+      if (lo < 0 || lo > extent || lo > hi)
         throw KernelError(text + " is outside its tensor: axis " + std::to_string(k) + " asks for [" +
                           std::to_string(lo) + ":" + std::to_string(hi) + "] but the extent is " +
                           std::to_string(extent) + " (shape " + python_shape_repr(tensor.sizes()) + ")");
+      const int64_t inside = std::min(hi, extent) - lo;
+      overhang = overhang || hi > extent;
       whole = whole && lo == 0 && hi == extent;
       offset += lo * stride;
-      sizes.push_back(hi - lo);
+      sizes.push_back(inside);
       strides.push_back(stride);
-      if (partial) valid.push_back(std::clamp<int64_t>(base.valid[k] - lo, 0, hi - lo));
+      shape.push_back(hi - lo);
+      valid.push_back(std::clamp<int64_t>(base_valid - lo, 0, inside));
     } else {
       int64_t i = item.index->eval(frame).as_int("an index");
       if (i < 0 || i >= extent)
@@ -63,15 +71,48 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
   for (int64_t k = static_cast<int64_t>(items.size()); k < rank; ++k) {
     sizes.push_back(tensor.size(k));
     strides.push_back(tensor.stride(k));
+    shape.push_back(tensor.size(k));
+    valid.push_back(base.fully_valid() ? tensor.size(k) : base.valid[static_cast<size_t>(k)]);
   }
   w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset);
-  if (partial && !w.all_indexed) {
-    for (size_t k = items.size(); k < static_cast<size_t>(rank); ++k) valid.push_back(base.valid[k]);
-    bool full = true;
-    for (size_t k = 0; k < valid.size(); ++k) full = full && valid[k] == w.view.size(static_cast<int64_t>(k));
-    if (!full) w.valid = std::move(valid);
-  }
+  if (w.all_indexed) return w;
+  if (overhang) w.overhang_shape = shape;
+  if (valid != shape) w.valid = std::move(valid);
   return w;
+}
+
+Value Window::value(Device* device) const {
+  if (!overhangs()) return Value::from_tensor(view, valid);
+  const at::TensorOptions opts = at::TensorOptions().dtype(view.scalar_type());
+  at::Tensor tile = device ? device->allocate(overhang_shape, view.scalar_type()) : at::empty(overhang_shape, opts);
+  {
+    at::AutoDispatchBelowADInplaceOrView no_autograd;
+    tile.zero_();
+    copy_values(corner_view(tile, view.sizes().vec()), view);
+  }
+  return Value::from_tensor(tile, valid);
+}
+
+void assign_to_window(const Value& src, const Window& w, const std::string& text) {
+  if (!w.overhangs()) {
+    assign_value(src, w.view);
+    return;
+  }
+  const at::Tensor& t = src.as_tensor("the value written");
+  if (!t.sizes().equals(w.overhang_shape))
+    throw KernelError("the value written has shape " + python_shape_repr(t.sizes()) + " but the window has shape " +
+                      python_shape_repr(w.overhang_shape));
+  const std::vector<int64_t> region = src.valid_shape();
+  for (size_t k = 0; k < region.size(); ++k) {
+    const int64_t inside = w.view.size(static_cast<int64_t>(k));
+    if (region[k] > inside)
+      throw KernelError(text + " writes past the end of its tensor: axis " + std::to_string(k) + " of the window " +
+                        python_shape_repr(w.overhang_shape) + " has " + std::to_string(inside) +
+                        " inside the tensor, but the value written has " + std::to_string(region[k]) +
+                        " valid there (valid region " + python_shape_repr(region) +
+                        "); narrow it with pl.set_validshape, or slice the window inside the tensor");
+  }
+  assign_value(Value::from_tensor(corner_view(t, region)), corner_view(w.view, region));
 }
 
 void assign_value(const Value& v, const at::Tensor& dst) {

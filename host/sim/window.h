@@ -1,5 +1,11 @@
 // Subscript windows: x[a:b, i] as a bounds-checked view of a device tensor, and writes of a
 // value into such a window (only the value's valid region is written).
+//
+// A slice may run past the end of its axis (x[t0:t0 + 16] on a tensor of 8 rows): PyPTO
+// trusts such runtime bounds and the device clamps the view to the tensor. Here the view is
+// clamped the same way; a read gives a tile of the full window whose part past the end is
+// padding (outside the valid region, zero), and a write writes the value's valid region,
+// which has to lie inside the tensor. A start past the end is an error.
 #pragma once
 
 #include "sim/nodes.h"
@@ -16,14 +22,21 @@ struct IndexItem {
   ExprPtr index;  // integer index (drops the axis)
 };
 
+class Device;
+
 struct Window {
-  at::Tensor view;
+  at::Tensor view;  // inside the tensor: clamped at its end when the window runs past it
+  // The window's shape as written (empty = view's shape); set only when a slice runs past
+  // the end of its axis, so `view` is smaller than the window.
+  std::vector<int64_t> overhang_shape;
   bool all_indexed = false;  // every axis had an integer index: an element, not a window
   // Valid region of the window (empty = fully valid): the base's valid region shifted by
   // the slice starts and cut to the window; indexed axes are dropped.
   std::vector<int64_t> valid;
-  // The window as a tensor value (carrying its valid region).
-  Value value() const { return Value::from_tensor(view, valid); }
+  bool overhangs() const { return !overhang_shape.empty(); }
+  // The window as a tensor value (carrying its valid region): the view itself, or for a
+  // window past the end a new tile on `device` (null = host memory) of the window's shape.
+  Value value(Device* device) const;
 };
 
 // Resolves `tensor[items]`; `text` is the subscript's source text for messages. Throws
@@ -38,5 +51,8 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
 // value's shape, or the shape of its valid region (then the whole window is written);
 // dtypes must be equal. Throws KernelError naming both shapes / dtypes otherwise.
 void assign_value(const Value& src, const at::Tensor& dst);
+// `dst[...] = src` for a window: assign_value into the view, or for a window past the end,
+// src (of the window's shape) may only have its valid region past the end.
+void assign_to_window(const Value& src, const Window& w, const std::string& text);
 
 }  // namespace pypto_golden::sim

@@ -25,6 +25,21 @@ TEST_CASE("matmul matches torch for fp32, with a_trans / b_trans") {
                        KernelError);
 }
 
+TEST_CASE("a matmul's valid region is lhs's valid rows by rhs's valid columns") {
+  at::manual_seed(5);
+  at::Tensor a = at::randn({4, 6}), b = at::randn({3, 6});
+  // b_trans: rhs [3, 6] with 2 valid rows gives 2 valid columns.
+  Value p = call("matmul", {TV(a, {3, 6}), TV(b, {2, 6})}, {{"b_trans", B(true)}});
+  CHECK(p.valid == std::vector<int64_t>{3, 2});
+  CHECK(same(p.tensor, at::mm(a, b.t())));
+  Value q = call("matmul", {TV(a.t().contiguous(), {6, 1}), T(b.t().contiguous())}, {{"a_trans", B(true)}});
+  CHECK(q.valid == std::vector<int64_t>{1, 3});
+  // A batched product keeps its batch axes whole.
+  Value r = call("matmul", {TV(a, {2, 6}), T(at::randn({1, 3, 6}))}, {{"b_trans", B(true)}});
+  CHECK(r.valid == std::vector<int64_t>{1, 2, 3});
+  CHECK(call("matmul", {T(a), T(b)}, {{"b_trans", B(true)}}).fully_valid());
+}
+
 TEST_CASE("bf16 matmul accumulates in fp32 and converts to out_dtype or the operand dtype") {
   at::manual_seed(5);
   at::Tensor a = at::randn({4, 64}).to(at::kBFloat16), b = at::randn({64, 8}).to(at::kBFloat16);

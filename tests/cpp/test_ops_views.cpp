@@ -42,10 +42,26 @@ TEST_CASE("slice is a view; its valid region is the source's cut to the window")
   Value q = call("slice", {T(x), L({4, 4}), L({0, 0}), L({3, 4})});
   CHECK(q.valid == std::vector<int64_t>{3, 4});
   CHECK(q.tensor.data_ptr() == x.data_ptr());
-  CHECK_THROWS_WITH_AS(call("slice", {T(x), L({4, 4}), L({3, 0})}),
-                       "pl.slice: the window is outside the tensor: axis 0 asks for [3:7] but the extent is 6 (shape "
-                       "(6, 8)); pass clamp=True to read past the end",
+  // A window past the tensor's end is cut there, as the device clamps the view: the rest is
+  // padding (zero), outside the valid region.
+  Value o = call("slice", {T(x), L({4, 4}), L({3, 0})});
+  CHECK(o.valid == std::vector<int64_t>{3, 4});
+  CHECK(same(o.tensor.narrow(0, 0, 3), x.narrow(0, 3, 3).narrow(1, 0, 4)));
+  CHECK(o.tensor[3].abs().sum().item<float>() == 0.0f);
+  // With a valid_shape, only the valid extent has to be inside the tensor (PyPTO's rule).
+  Value w = call("slice", {T(x), L({4, 4}), L({4, 0}), L({2, 4})});
+  CHECK(w.valid == std::vector<int64_t>{2, 4});
+  CHECK(same(w.tensor.narrow(0, 0, 2), x.narrow(0, 4, 2).narrow(1, 0, 4)));
+  CHECK_THROWS_WITH_AS(call("slice", {T(x), L({4, 4}), L({4, 0}), L({3, 4})}),
+                       "pl.slice: the read is outside the tensor: axis 0 reads [4:7] (offset 4 + valid_shape 3) but "
+                       "the extent is 6 (shape (6, 8)); pass clamp=True to narrow the read to the tensor's end",
                        KernelError);
+  CHECK_THROWS_WITH_AS(call("slice", {T(x), L({2, 4}), L({7, 0})}),
+                       "pl.slice: the window is outside the tensor: axis 0 asks for [7:9] but the extent is 6 (shape "
+                       "(6, 8))",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("slice", {T(x), L({2, 4}), L({0, 0}), L({3, 4})}),
+                       "pl.slice: valid_shape [3, 4] exceeds the shape [2, 4]", KernelError);
   // clamp=True: the window overhangs; the valid region stops at the edge, the rest is zero.
   Value c = call("slice", {T(x), L({4, 4}), L({4, 6})}, {{"clamp", B(true)}});
   CHECK(c.valid == std::vector<int64_t>{2, 2});
@@ -103,6 +119,14 @@ TEST_CASE("load copies a window; the padding outside its valid region is zero") 
   Value c = call("load", {T(x), L({5, 0}), L({2, 8})}, {{"clamp", B(true)}});
   CHECK(c.valid == std::vector<int64_t>{1, 8});
   CHECK(same(c.tensor[1], at::zeros({8})));
+  // A tile past the tensor's end with a valid_shape inside it (the ragged last tile).
+  Value r = call("load", {T(x), L({4, 0}), L({4, 8}), L({2, 8})});
+  CHECK(r.valid == std::vector<int64_t>{2, 8});
+  CHECK(same(r.tensor.narrow(0, 0, 2), x.narrow(0, 4, 2)));
+  CHECK_THROWS_WITH_AS(call("load", {T(x), L({4, 0}), L({4, 8}), L({4, 8})}),
+                       "pl.load: the read is outside the tensor: axis 0 reads [4:8] (offset 4 + valid_shape 4) but "
+                       "the extent is 6 (shape (6, 8)); pass clamp=True to narrow the read to the tensor's end",
+                       KernelError);
 }
 
 TEST_CASE("store and assemble write the valid region in place and return the target") {
@@ -127,6 +151,16 @@ TEST_CASE("store and assemble write the valid region in place and return the tar
   call("assemble", {T(cube), T(tile), L({1, 0, 0})});
   CHECK(same(cube[1], tile));
   CHECK(same(cube[0], at::zeros({2, 3})));
+  // A source with more axes than the target, its extra leading axes of extent 1 (a batched
+  // matmul's [1, M, N] result): they are dropped.
+  at::Tensor flat = at::zeros({4, 6});
+  call("assemble", {T(flat), TV(at::ones({1, 2, 3}) * 3, {1, 1, 3}), L({2, 3})});
+  CHECK(same(flat.narrow(0, 2, 1).narrow(1, 3, 3), at::full({1, 3}, 3.0)));
+  CHECK(flat.sum().item<float>() == 9.0f);
+  CHECK_THROWS_WITH_AS(call("assemble", {T(flat), T(at::ones({2, 2, 3})), L({0, 0})}),
+                       "pl.assemble: the source (2, 2, 3) has more axes than the target (4, 6), and its leading axes "
+                       "are not all of extent 1, so it does not fit the target's 2 axes",
+                       KernelError);
   CHECK_THROWS_WITH_AS(call("assemble", {T(out), T(tile), L({3, 0})}),
                        "pl.assemble: the write is outside the target: axis 0 gets [3:5] but the extent is 4 (target "
                        "shape (4, 6), source shape (2, 3))",

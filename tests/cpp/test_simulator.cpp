@@ -10,8 +10,9 @@ using namespace pypto_golden::sim;
 
 namespace {
 
-// y[r:r+2, :] = pl.add(x[r:r+2, :], a) over a [4, 3] fp32 tensor, r in parallel steps of 2.
-std::string tiled_add_program(int row_step, int rows = 4) {
+// y[r:r+2, :] = pl.add(x[r:r+2, :], a) over a [rows, 3] fp32 tensor, r in
+// pl.parallel(0, stop, row_step).
+std::string tiled_add_program(int row_step, int rows = 4, int stop = 4) {
   const std::string step = std::to_string(row_step);
   return R"({"format": "pypto-golden-sim", "version": 1, "source_file": "/k/add.py", "entry": "k",
    "functions": [{"name": "k", "line": 1,
@@ -22,7 +23,7 @@ std::string tiled_add_program(int row_step, int rows = 4) {
      "body": [
        {"s": "for", "line": 5, "kind": "parallel", "var": 3,
         "start": {"e": "const", "dtype": "int64", "v": 0},
-        "stop": {"e": "const", "dtype": "int64", "v": 4},
+        "stop": {"e": "const", "dtype": "int64", "v": )" + std::to_string(stop) + R"(},
         "step": {"e": "const", "dtype": "int64", "v": )" + step + R"(},
         "body": [{"s": "at", "line": 6, "name": "add", "body": [
           {"s": "assign", "line": 7, "slot": 4, "value": {"e": "subscript", "text": "x[r:r + 2, :]",
@@ -59,21 +60,50 @@ TEST_CASE("a tiled scalar add runs and writes only through device memory") {
   CHECK(at::equal(x, at::arange(12, at::kFloat).reshape({4, 3})));  // In is never written back
 }
 
-TEST_CASE("an Out element the kernel never writes stays poisoned") {
+TEST_CASE("an Out element the kernel never writes stays poisoned, and the report counts it") {
   auto prog = parse_program(tiled_add_program(4), "mem");  // r = 0 only: rows 2..3 unwritten
   at::Tensor y = at::zeros({4, 3});
   Device dev(0, DeviceOptions{});
-  dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev);
+  DispatchReport report = dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev);
   CHECK(at::equal(y.slice(0, 0, 2), at::full({2, 3}, 2.0)));
   CHECK(at::isnan(y.slice(0, 2, 4)).all().item<bool>());
+  REQUIRE(report.unwritten_outputs.size() == 1);
+  CHECK(report.unwritten_outputs[0].name == "y");
+  CHECK(report.unwritten_outputs[0].count == 6);
+  CHECK(report.unwritten_outputs[0].numel == 12);
+  CHECK(report.unwritten_outputs[0].first_index == std::vector<int64_t>{2, 0});
+  // Not looked for when the caller says so (the benchmark's dispatches).
+  CHECK(dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev, {true, false}).unwritten_outputs.empty());
+  // PYPTO_SIM_OUT_INIT=zero: pure Out memory starts zeroed, and nothing is reported.
+  DeviceOptions zero;
+  zero.zero_outputs = true;
+  Device zeroed(1, zero);
+  y.fill_(7.0f);
+  CHECK(dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), zeroed).unwritten_outputs.empty());
+  CHECK(at::equal(y.slice(0, 2, 4), at::zeros({2, 3})));
 }
 
-TEST_CASE("an out-of-bounds slice names file, line, window and loop index") {
-  auto prog = parse_program(tiled_add_program(3), "mem");  // r = 3 reads rows 3..5 of 4
+TEST_CASE("a window past the end of its tensor is clamped: its reads and writes stay inside") {
+  // r = 0, 3: x[3:5] has one row inside the tensor; the sum's valid region is that row, and
+  // y[3:5] = ... writes it. Row 2 is never written.
+  auto prog = parse_program(tiled_add_program(3), "mem");
+  at::Tensor x = at::arange(12, at::kFloat).reshape({4, 3});
+  at::Tensor y = at::zeros({4, 3});
+  Device dev(0, DeviceOptions{});
+  DispatchReport report = dispatch(*prog, args_for(x, 1.0, y), dev);
+  CHECK(at::equal(y.slice(0, 0, 2), x.slice(0, 0, 2) + 1));
+  CHECK(at::equal(y.slice(0, 3, 4), x.slice(0, 3, 4) + 1));
+  CHECK(at::isnan(y.slice(0, 2, 3)).all().item<bool>());
+  REQUIRE(report.unwritten_outputs.size() == 1);
+  CHECK(report.unwritten_outputs[0].first_index == std::vector<int64_t>{2, 0});
+}
+
+TEST_CASE("a window that starts past the end names file, line, window and loop index") {
+  auto prog = parse_program(tiled_add_program(5, 4, 6), "mem");  // r = 5 starts past the 4 rows
   Device dev(0, DeviceOptions{2, false, 0});
   CHECK_THROWS_WITH_AS(dispatch(*prog, args_for(at::ones({4, 3}), 1.0, at::zeros({4, 3})), dev),
-                       "/k/add.py:7: x[r:r + 2, :] is outside its tensor: axis 0 asks for [3:5] but the extent is 4 "
-                       "(shape (4, 3)) (r=3)",
+                       "/k/add.py:7: x[r:r + 2, :] is outside its tensor: axis 0 asks for [5:7] but the extent is 4 "
+                       "(shape (4, 3)) (r=5)",
                        SimError);
 }
 

@@ -275,18 +275,47 @@ def test_kernel_compile_error_shows_the_source_line_and_a_caret(host, tmp_path):
     ]
 
 
-def test_kernel_slice_outside_its_tensor(host, tmp_path):
-    # Row steps of 20 with 16-row tiles: the last step, r = 60, covers rows 60..75 of 64.
-    # The write target is resolved first, so the message names y's window.
+def test_kernel_leaving_part_of_a_pure_out_unwritten(host, tmp_path):
+    # Row steps of 20 with 16-row tiles: rows 16..19, 36..39 and 56..59 are never written.
+    # The last step, r = 60, covers rows 60..75 of 64: its window is clamped to the tensor, so
+    # its 4 rows inside are read and written.
     script = write_kernel_script(tmp_path, row_step=20)
+    proc = host(script)
+    assert proc.returncode == 1
+    assert "[RUN]   'y' FAIL  shape=(64, 32) dtype=torch.float32" in proc.stdout
+    assert "    Mismatched elements: 384/2048  rtol=1e-05 atol=1e-05" in proc.stdout
+    assert (
+        "    never written: 384 of 2048 elements of 'y' (the first at index (16, 0)). A pure pl.Out is not "
+        "uploaded, so it starts uninitialised on the device (poisoned on the simulator): write every element, "
+        "or declare it pl.InOut (with an init_value). To reproduce hardware whose fresh buffers happen to be "
+        "zero, run with PYPTO_SIM_OUT_INIT=zero. ("
+    ) in proc.stdout
+    zeroed = host(script, env=clean_env(tmp_path, PYPTO_SIM_OUT_INIT="zero"))
+    assert zeroed.returncode == 1
+    assert "never written" not in zeroed.stdout
+    assert "    [512] actual=0.0, expected=" in zeroed.stdout
+
+
+def test_kernel_writing_past_the_end_of_its_tensor(host, tmp_path):
+    # The value is fully valid, so at r = 60 its rows 4..15 fall past the 64 rows of y.
+    script = write_kernel_script(tmp_path, row_step=20)
+    script.write_text(script.read_text().replace(
+        "pl.add(x[r : r + 16, :], a)", "pl.add(pl.full([16, COLS], dtype=pl.FP32, value=1.0), a)"))
     proc = host(script)
     assert proc.returncode == 1
     assert "[RUN] runtime failed" in proc.stdout
     line = line_of(script, "y[r : r + 16, :] = pl.add")
     assert last_line(proc.stderr) == (
-        f"golden.KernelError: {script}:{line}: y[r : r + 16, :] is outside its tensor: axis 0 asks for [60:76] "
-        "but the extent is 64 (shape (64, 32)) (r=60)"
+        f"golden.KernelError: {script}:{line}: y[r : r + 16, :] writes past the end of its tensor: axis 0 of the "
+        "window (16, 32) has 4 inside the tensor, but the value written has 16 valid there (valid region (16, 32)); "
+        "narrow it with pl.set_validshape, or slice the window inside the tensor (r=60)"
     )
+
+
+def test_bad_out_init_variable(host, tmp_path):
+    proc = host(write_kernel_script(tmp_path), env=clean_env(tmp_path, PYPTO_SIM_OUT_INIT="nan"))
+    assert proc.returncode == 1
+    assert last_line(proc.stderr) == "ValueError: PYPTO_SIM_OUT_INIT must be 'poison' or 'zero', got 'nan'"
 
 
 def test_golden_leaving_an_output_that_is_not_a_tensor(host, tmp_path):

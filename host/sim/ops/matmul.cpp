@@ -20,8 +20,30 @@ using ops::Dest;
 struct Operands {
   at::Tensor lhs, rhs;              // after a_trans / b_trans
   std::vector<int64_t> shape;       // result shape
+  std::vector<int64_t> valid;       // result valid region (empty = fully valid)
   bool is_float = true;
 };
+
+// PyPTO's rule for a matmul's valid region: the rows of lhs's and the columns of rhs's (after
+// a_trans / b_trans); batch axes stay whole.
+std::vector<int64_t> product_valid(const Value& lhs_v, bool a_trans, const Value& rhs_v, bool b_trans,
+                                   const std::vector<int64_t>& shape) {
+  if (lhs_v.fully_valid() && rhs_v.fully_valid()) return {};
+  std::vector<int64_t> lv = lhs_v.valid_shape(), rv = rhs_v.valid_shape();
+  if (a_trans) std::swap(lv[lv.size() - 1], lv[lv.size() - 2]);
+  if (b_trans) std::swap(rv[rv.size() - 1], rv[rv.size() - 2]);
+  std::vector<int64_t> valid = shape;
+  const size_t n = valid.size();
+  if (lv.size() >= 2 && rv.size() >= 2) {
+    valid[n - 2] = lv[lv.size() - 2];
+    valid[n - 1] = rv.back();
+  } else if (lv.size() >= 2) {  // matrix x vector: [M]
+    valid[n - 1] = lv[lv.size() - 2];
+  } else if (rv.size() >= 2) {  // vector x matrix: [N]
+    valid[n - 1] = rv.back();
+  }
+  return valid == shape ? std::vector<int64_t>{} : valid;
+}
 
 Operands prepare(const OpArgs& a, const Value& lhs_v, const Value& rhs_v) {
   const at::Tensor& lhs = a.as_tensor(lhs_v, "lhs").tensor;
@@ -61,6 +83,7 @@ Operands prepare(const OpArgs& a, const Value& lhs_v, const Value& rhs_v) {
   }
   if (L.dim() >= 2) o.shape.push_back(L.size(-2));
   if (R.dim() >= 2) o.shape.push_back(R.size(-1));
+  o.valid = product_valid(lhs_v, a_trans, rhs_v, b_trans, o.shape);
   return o;
 }
 
@@ -146,7 +169,7 @@ Value matmul(const OpArgs& a, Dest& d) {
   c10::ScalarType out_dtype = o.lhs.scalar_type();
   if (const Value* v = a.option("out_dtype")) out_dtype = a.as_dtype(*v, "out_dtype");
   const c10::ScalarType acc_dtype = o.is_float ? at::kFloat : at::kInt;
-  at::Tensor out = d.out(o.shape, out_dtype, {o.lhs, o.rhs}, false);
+  at::Tensor out = d.out(o.shape, out_dtype, {o.lhs, o.rhs}, false, o.valid.empty());
   if (out_dtype == acc_dtype) {
     product_into(o, out, false);
   } else {
@@ -154,7 +177,7 @@ Value matmul(const OpArgs& a, Dest& d) {
     product_into(o, acc, false);
     out.copy_(acc);  // FP32 -> BF16/FP16 rounds to nearest even; INT32 -> FP32 likewise
   }
-  return Value::from_tensor(out);
+  return Value::from_tensor(out, std::move(o.valid));
 }
 
 Value matmul_acc(const OpArgs& a) {

@@ -53,29 +53,41 @@ std::vector<int64_t> window_valid(const Value& base, const std::vector<int64_t>&
   return v;
 }
 
-void check_window(const char* op, const at::Tensor& t, const std::vector<int64_t>& offset,
-                  const std::vector<int64_t>& shape, bool clamp) {
+// The valid region of a window read (pl.slice, pl.load), following PyPTO's rule for reads
+// whose view the device clamps to the tensor: the window may run past the tensor's end,
+// since what is read is only its valid region. An explicit valid_shape has to fit inside
+// the tensor from the offset (unless clamp=True, which narrows it to the tensor's end); a
+// window without one is cut at the end of the tensor, the rest being padding.
+std::vector<int64_t> window_read_valid(const OpArgs& a, const Value& x_v, const std::vector<int64_t>& offset,
+                                       const std::vector<int64_t>& shape, const Value* given, bool clamp) {
+  const at::Tensor& t = x_v.tensor;
   for (size_t k = 0; k < shape.size(); ++k) {
     const int64_t extent = t.size(static_cast<int64_t>(k));
-    if (shape[k] < 0 || offset[k] < 0 || (!clamp && offset[k] + shape[k] > extent) || (clamp && offset[k] > extent))
-      throw KernelError(std::string("pl.") + op + ": the window is outside the tensor: axis " + std::to_string(k) +
+    if (shape[k] < 0 || offset[k] < 0 || offset[k] > extent)
+      throw KernelError(std::string("pl.") + a.op + ": the window is outside the tensor: axis " + std::to_string(k) +
                         " asks for [" + std::to_string(offset[k]) + ":" + std::to_string(offset[k] + shape[k]) +
                         "] but the extent is " + std::to_string(extent) + " (shape " + python_shape_repr(t.sizes()) +
-                        ")" + (clamp ? "" : "; pass clamp=True to read past the end"));
+                        ")");
   }
-}
-
-std::vector<int64_t> narrow_valid(const OpArgs& a, std::vector<int64_t> valid, const Value* given,
-                                  const std::vector<int64_t>& shape) {
+  std::vector<int64_t> valid = window_valid(x_v, offset, shape);
+  for (size_t k = 0; k < shape.size(); ++k)  // cut at the end of the tensor
+    valid[k] = std::min(valid[k], t.size(static_cast<int64_t>(k)) - offset[k]);
   if (!given) return valid;
   std::vector<int64_t> want = a.as_int_list(*given, "valid_shape");
   if (want.size() != shape.size())
     throw KernelError(std::string("pl.") + a.op + ": valid_shape " + python_list_repr(want) + " must have " +
                       std::to_string(shape.size()) + " entries");
   for (size_t k = 0; k < want.size(); ++k) {
+    const int64_t extent = t.size(static_cast<int64_t>(k));
     if (want[k] < 0 || want[k] > shape[k])
       throw KernelError(std::string("pl.") + a.op + ": valid_shape " + python_list_repr(want) + " exceeds the shape " +
                         python_list_repr(shape));
+    if (!clamp && offset[k] + want[k] > extent)
+      throw KernelError(std::string("pl.") + a.op + ": the read is outside the tensor: axis " + std::to_string(k) +
+                        " reads [" + std::to_string(offset[k]) + ":" + std::to_string(offset[k] + want[k]) +
+                        "] (offset " + std::to_string(offset[k]) + " + valid_shape " + std::to_string(want[k]) +
+                        ") but the extent is " + std::to_string(extent) + " (shape " + python_shape_repr(t.sizes()) +
+                        "); pass clamp=True to narrow the read to the tensor's end");
     valid[k] = std::min(valid[k], want[k]);
   }
   return valid;
@@ -95,11 +107,7 @@ Value slice(const OpArgs& a, Dest&) {
   std::vector<int64_t> offset = fixed_rank_list(a, a.required(2, "offset"), "offset", x.dim());
   bool clamp = false;
   if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
-  check_window("slice", x, offset, shape, clamp);
-  std::vector<int64_t> valid = window_valid(x_v, offset, shape);
-  for (size_t k = 0; k < shape.size(); ++k)  // cut at the end of the source (clamp)
-    valid[k] = std::min(valid[k], x.size(static_cast<int64_t>(k)) - offset[k]);
-  valid = narrow_valid(a, valid, a.optional(3, "valid_shape"), shape);
+  std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"), clamp);
   const Value* pad = a.option("pad_value");
   bool overhang = false;
   for (size_t k = 0; k < shape.size(); ++k) overhang = overhang || offset[k] + shape[k] > x.size(static_cast<int64_t>(k));
@@ -245,10 +253,7 @@ Value load(const OpArgs& a, Dest& d) {
   std::vector<int64_t> shape = fixed_rank_list(a, a.required(2, "shapes"), "shapes", x.dim());
   bool clamp = false;
   if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
-  check_window("load", x, offset, shape, clamp);
-  std::vector<int64_t> valid = window_valid(x_v, offset, shape);
-  for (size_t k = 0; k < shape.size(); ++k) valid[k] = std::min(valid[k], x.size(static_cast<int64_t>(k)) - offset[k]);
-  valid = narrow_valid(a, valid, a.optional(3, "valid_shape"), shape);
+  std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"), clamp);
   const bool full = is_full(valid, shape);
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
@@ -271,16 +276,33 @@ bool atomic_add(const OpArgs& a) {
 
 // Writes `src`'s valid region (cut to `limit` when given) into `target` at `offset`.
 // `src` may have fewer axes than `target`: it then fills the trailing axes (leading unit axes).
-void write_region(const char* op, const Value& src_v, const at::Tensor& target, const std::vector<int64_t>& offset,
+// `src` may also have more axes than `target` when the extra leading ones are unit axes (a
+// batched matmul's [1, M, N] result assembled into an [M', N'] tensor): they are dropped.
+void write_region(const char* op, const Value& given_src, const at::Tensor& target, const std::vector<int64_t>& offset,
                   const std::vector<int64_t>* limit, bool atomic) {
+  const int64_t rank = target.dim();
+  Value src_v = given_src;
+  if (given_src.tensor.dim() > rank) {
+    const int64_t extra = given_src.tensor.dim() - rank;
+    for (int64_t k = 0; k < extra; ++k)
+      if (given_src.tensor.size(k) != 1)
+        throw KernelError(std::string("pl.") + op + ": the source " + python_shape_repr(given_src.tensor.sizes()) +
+                          " has more axes than the target " + python_shape_repr(target.sizes()) +
+                          ", and its leading axes are not all of extent 1, so it does not fit the target's " +
+                          std::to_string(rank) + " axes");
+    std::vector<int64_t> valid;
+    if (!given_src.fully_valid()) {
+      valid.assign(given_src.valid.begin() + extra, given_src.valid.end());
+      for (int64_t k = 0; k < extra; ++k)  // an empty leading axis leaves nothing to write
+        if (given_src.valid[static_cast<size_t>(k)] == 0 && !valid.empty()) valid[0] = 0;
+    }
+    src_v = Value::from_tensor(given_src.tensor.reshape(given_src.tensor.sizes().slice(static_cast<size_t>(extra))),
+                               std::move(valid));
+  }
   const at::Tensor& src = src_v.tensor;
   if (src.scalar_type() != target.scalar_type())
     throw KernelError(std::string("pl.") + op + ": the source is " + ops::dtype_str(src.scalar_type()) +
                       " but the target is " + ops::dtype_str(target.scalar_type()) + "; convert it with pl.cast first");
-  const int64_t rank = target.dim();
-  if (src.dim() > rank)
-    throw KernelError(std::string("pl.") + op + ": the source " + python_shape_repr(src.sizes()) +
-                      " has more axes than the target " + python_shape_repr(target.sizes()));
   std::vector<int64_t> region = src_v.valid_shape();
   if (limit) {
     if (limit->size() != region.size())
