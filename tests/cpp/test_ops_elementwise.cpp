@@ -135,6 +135,32 @@ TEST_CASE("row and column reductions keep the reduced axis") {
   CHECK(v.valid == std::vector<int64_t>{1, 1});
 }
 
+TEST_CASE("argmax / argmin give the int32 index of the first extremum along the reduced axis") {
+  at::Tensor x = f32({3, 7, 7, 1, 2, 0, 0, 5}).reshape({2, 4});
+  Value r = call("row_argmax", {T(x)});
+  CHECK((r.tensor.scalar_type() == at::kInt));
+  CHECK(same(r.tensor, i32({1, 3}).reshape({2, 1})));  // ties: the first
+  CHECK(same(call("row_argmin", {T(x), T(at::empty({2, 4}))}).tensor, i32({3, 1}).reshape({2, 1})));
+  CHECK(same(call("col_argmax", {T(x)}).tensor, i32({0, 0, 0, 1}).reshape({1, 4})));
+  CHECK(same(call("col_argmin", {T(x)}).tensor, i32({1, 1, 1, 0}).reshape({1, 4})));
+  at::manual_seed(3);
+  at::Tensor big = at::randn({8, 64}, at::kBFloat16);
+  CHECK(same(call("row_argmax", {T(big)}).tensor, big.argmax(-1, true).to(at::kInt)));
+  CHECK(call("row_argmax", {TV(x, {1, 4})}).valid == std::vector<int64_t>{1, 1});
+  CHECK_THROWS_WITH_AS(call("row_argmax", {T(x), T(at::empty({2, 2}))}),
+                       "pl.row_argmax: tmp_tile must have the input's shape and dtype ((2, 4) fp32), got (2, 2) fp32",
+                       KernelError);
+}
+
+TEST_CASE("fmods is the remainder with the dividend's sign") {
+  at::Tensor x = f32({5.5f, -5.5f, 33.0f, 15.0f});
+  CHECK(same(call("fmods", {T(x), F(16.0)}).tensor, f32({5.5f, -5.5f, 1.0f, 15.0f})));
+  CHECK(same(call("fmods", {T(i32({7, -7})), I(3)}).tensor, i32({1, -1})));
+  CHECK_THROWS_WITH_AS(call("fmods", {T(i32({7})), I(0)}), "pl.fmods: division by zero", KernelError);
+  CHECK_THROWS_WITH_AS(call("fmods", {T(x), T(x)}), "pl.fmods: rhs must be a scalar, got tensor fp32 (4,)",
+                       KernelError);
+}
+
 TEST_CASE("row_expand and col_expand broadcast a column / row vector") {
   at::manual_seed(3);
   at::Tensor t = at::randn({3, 4});

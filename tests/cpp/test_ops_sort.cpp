@@ -133,6 +133,32 @@ TEST_CASE("gather keeps the columns of each mask pattern") {
   CHECK(same(call("gather", {T(x)}, {{"mask_pattern", I(2)}}).tensor, cols({1, 3, 5, 7})));
 }
 
+TEST_CASE("scatter is gather's inverse: mask and index forms") {
+  at::Tensor even = f32({1, 2, 3, 4}).reshape({2, 2});
+  at::Tensor odd = f32({5, 6, 7, 8}).reshape({2, 2});
+  at::Tensor dst = at::zeros({2, 4});
+  Value e = call("scatter", {T(even)}, {{"mask_pattern", S("MaskPattern.P0101")}, {"dst", T(dst)}});
+  Value both = call("scatter", {T(odd)}, {{"mask_pattern", S("MaskPattern.P1010")}, {"dst", e}});
+  CHECK(same(both.tensor, f32({1, 5, 2, 6, 3, 7, 4, 8}).reshape({2, 4})));
+  CHECK(same(dst, at::zeros({2, 4})));  // a new tensor, dst untouched
+  CHECK(same(call("gather", {both}, {{"mask_pattern", S("MaskPattern.P1010")}}).tensor, odd));
+  CHECK_THROWS_WITH_AS(call("scatter", {T(even)}, {{"mask_pattern", S("MaskPattern.P0001")}, {"dst", T(dst)}}),
+                       "pl.scatter: dst must have input's shape with the last axis times the pattern's period 4 "
+                       "(input (2, 2)), got (2, 4)",
+                       KernelError);
+  // Index form: out[b, index[b, k]] = src[b, k].
+  at::Tensor base = at::zeros({2, 5});
+  at::Tensor idx = i32({4, 0, 1, 2}).reshape({2, 2});
+  Value s = call("scatter", {T(base), I(-1), T(idx), T(f32({9, 8, 7, 6}).reshape({2, 2}))});
+  CHECK(same(s.tensor, f32({8, 0, 0, 0, 9, 0, 7, 6, 0, 0}).reshape({2, 5})));
+  CHECK_THROWS_WITH_AS(call("scatter", {T(base), I(-1), T(i32({5, 0, 1, 2}).reshape({2, 2})), T(at::ones({2, 2}))}),
+                       "pl.scatter: index values must be in [0, 5), got values from 0 to 5", KernelError);
+  CHECK_THROWS_WITH_AS(call("scatter", {T(base), I(-1), T(idx)}, {{"dst", T(dst)}}),
+                       "pl.scatter: the index form (dim, index, src) and the mask form (mask_pattern=, dst=) are "
+                       "mutually exclusive",
+                       KernelError);
+}
+
 TEST_CASE("gather's output_dtype reinterprets bits and needs the same width") {
   at::Tensor x = f32({1.0f, -2.0f, 0.5f, 3.0f}).reshape({1, 4});
   Value r = call("gather", {T(x)}, {{"mask_pattern", S("MaskPattern.P0101")}, {"output_dtype", D("int32")}});

@@ -95,6 +95,45 @@ TEST_CASE("reshape is a view that carries a flat-prefix valid region") {
   CHECK(same(call("reshape", {T(col), L({8})}).tensor, col.reshape({8})));
 }
 
+TEST_CASE("transpose_view swaps the last two axes of the same bytes") {
+  at::Tensor x = at::arange(6, at::kFloat).reshape({2, 3});
+  Value t = call("transpose_view", {TV(x, {1, 3})});
+  CHECK(same(t.tensor, x.t()));
+  CHECK(t.tensor.data_ptr() == x.data_ptr());
+  CHECK(t.valid == std::vector<int64_t>{3, 1});
+  CHECK_THROWS_WITH_AS(call("transpose_view", {T(at::ones({3}))}),
+                       "pl.transpose_view: tile must have rank >= 2, got shape (3,)", KernelError);
+}
+
+TEST_CASE("create_l1 and gather_row fill an accumulator in place, row windows at a time") {
+  at::Tensor pool = at::arange(40, at::kFloat).reshape({10, 4});
+  Value acc = call("create_l1", {L({4, 4}), D("fp32")});
+  CHECK(same(acc.tensor, at::zeros({4, 4})));
+  Value r = call("gather_row", {acc, T(pool), L({0, 0}), L({7, 0}), L({1, 4})});
+  CHECK(r.tensor.is_same(acc.tensor));
+  // A window of 4 rows of which 2 are transferred (valid_shape), into rows 1..2.
+  call("gather_row", {acc, T(pool), L({1, 0}), L({3, 0}), L({4, 4})}, {{"valid_shape", L({2, 4})}});
+  CHECK(same(acc.tensor.narrow(0, 0, 1), pool.narrow(0, 7, 1)));
+  CHECK(same(acc.tensor.narrow(0, 1, 2), pool.narrow(0, 3, 2)));
+  CHECK(same(acc.tensor[3], at::zeros({4})));
+  // transpose=True: the [1, 4] row lands as a [4, 1] column.
+  Value t = call("create_l1", {L({4, 2}), D("fp32"), B(true)});
+  call("gather_row", {t, T(pool), L({0, 1}), L({2, 0}), L({1, 4}), B(true)});
+  CHECK(same(t.tensor.select(1, 1), pool[2]));
+  CHECK_THROWS_WITH_AS(call("gather_row", {acc, T(pool), L({0, 0}), L({9, 0}), L({2, 4})}),
+                       "pl.gather_row: the read is outside src: axis 0 reads [9:11] but the extent is 10 (src shape "
+                       "(10, 4))",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("gather_row", {acc, T(pool), L({3, 0}), L({0, 0}), L({2, 4})}),
+                       "pl.gather_row: the write is outside acc: axis 0 gets [3:5] but the extent is 4 (acc shape "
+                       "(4, 4))",
+                       KernelError);
+  CHECK_THROWS_WITH_AS(call("gather_row", {acc, T(pool.to(at::kBFloat16)), L({0, 0}), L({0, 0}), L({1, 4})}),
+                       "pl.gather_row: acc and src must share a dtype, got fp32 and bfloat16", KernelError);
+  CHECK_THROWS_WITH_AS(call("create_l1", {L({0, 4}), D("fp32")}),
+                       "pl.create_l1: shape [0, 4] must have positive extents", KernelError);
+}
+
 TEST_CASE("transpose and concat") {
   at::Tensor x = at::arange(6, at::kFloat).reshape({2, 3});
   Value t = call("transpose", {TV(x, {1, 3}), I(0), I(-1)});

@@ -51,6 +51,20 @@ Value create_tensor(const OpArgs& a, Dest& d) {
   return Value::from_tensor(out);
 }
 
+// pl.create_l1(shape, dtype, transpose=False): an on-chip accumulator for pl.gather_row.
+// Zeroed like create_tensor, so an unfilled row never holds stale data; transpose picks
+// the L1 layout only.
+Value create_l1(const OpArgs& a, Dest& d) {
+  std::vector<int64_t> shape = shape_arg(a, a.required(0, "shape"));
+  for (int64_t e : shape)
+    if (e <= 0) throw KernelError("pl.create_l1: shape " + python_list_repr(shape) + " must have positive extents");
+  c10::ScalarType dtype = a.as_dtype(a.required(1, "dtype"), "dtype");
+  if (const Value* t = a.optional(2, "transpose")) a.as_bool(*t, "transpose");
+  at::Tensor out = d.out(shape, dtype);
+  out.zero_();
+  return Value::from_tensor(out);
+}
+
 // valid_shape= of create_tile / full: the valid region (each extent within the shape).
 std::vector<int64_t> valid_kwarg(const OpArgs& a, const std::vector<int64_t>& shape) {
   const Value* v = a.option("valid_shape");
@@ -130,6 +144,7 @@ Value arange(const OpArgs& a, Dest& d) {
 void register_creation_ops(OpTable& t) {
   t.add(ops::op_def<create_tensor>("create_tensor", 2, 2, {"layout", "manual_dep", "init_value"}));
   t.add(ops::op_def<create_tile>("create_tile", 2, 2, {"target_memory", "valid_shape"}));
+  t.add(ops::op_def<create_l1>("create_l1", 2, 3));
   t.add(ops::op_def<full>("full", 3, 3, {"valid_shape"}));
   t.add(ops::op_def<arange>("arange", 2, 3, {"descending"}));
 }

@@ -119,6 +119,21 @@ Value binary(const OpArgs& a, Dest& d) {
   return Value::from_tensor(out, lhs_v.valid);
 }
 
+// pl.fmods(lhs, scalar): the remainder with the dividend's sign (C fmod, torch.fmod).
+Value fmods(const OpArgs& a, Dest& d) {
+  const Value& lhs_v = a.tensor(0, "lhs");
+  const Value& rhs = a.required(1, "rhs");
+  const at::Tensor& lhs = lhs_v.tensor;
+  ops::check_vector_dtype("fmods", lhs, "lhs");
+  if (lhs.scalar_type() == at::kBool) throw KernelError("pl.fmods: lhs must not be bool");
+  if (!rhs.is_scalar()) throw KernelError("pl.fmods: rhs must be a scalar, got " + rhs.describe());
+  const c10::Scalar s = scalar_operand("fmods", lhs, rhs);
+  if (!at::isFloatingType(lhs.scalar_type()) && s.toLong() == 0) throw KernelError("pl.fmods: division by zero");
+  at::Tensor out = d.out(lhs.sizes(), lhs.scalar_type(), {lhs}, true, lhs_v.fully_valid());
+  at::fmod_out(out, lhs, s);
+  return Value::from_tensor(out, lhs_v.valid);
+}
+
 enum class Un { Neg, Abs, Exp, Log, Sqrt, Rsqrt, Recip };
 
 template <Un OP>
@@ -198,6 +213,7 @@ void register_elementwise_ops(OpTable& t) {
   t.add(ops::op_def<binary<Bin::Sub>>("sub", 2, 2));
   t.add(ops::op_def<binary<Bin::Mul>>("mul", 2, 2));
   t.add(ops::op_def<binary<Bin::Div>>("div", 2, 2, {"high_precision"}));
+  t.add(ops::op_def<fmods>("fmods", 2, 2));
   t.add(ops::op_def<binary<Bin::Max>>("maximum", 2, 2));
   t.add(ops::op_def<binary<Bin::Min>>("minimum", 2, 2));
   t.add(ops::op_def<unary<Un::Neg>>("neg", 1, 1));

@@ -39,6 +39,38 @@ Value reduce(const OpArgs& a, Dest& d) {
   return Value::from_tensor(out, std::move(valid));
 }
 
+// row_argmax / row_argmin / col_argmax / col_argmin: the INT32 index of the first maximum
+// (minimum) along the reduced axis, over the physical tile like the other reductions.
+template <bool MAX, bool ROW>
+Value arg_reduce(const OpArgs& a, Dest& d) {
+  const char* name = a.op;
+  const Value& x_v = a.tensor(0, "input");
+  const at::Tensor& x = x_v.tensor;
+  ops::check_vector_dtype(name, x, "input");
+  ops::check_rank_at_least(name, x, "input", ROW ? 1 : 2);
+  if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
+  if (const Value* tmp = a.optional(1, "tmp_tile")) {
+    const at::Tensor& t = a.as_tensor(*tmp, "tmp_tile").tensor;
+    if (!t.sizes().equals(x.sizes()) || t.scalar_type() != x.scalar_type())
+      throw KernelError(std::string("pl.") + name + ": tmp_tile must have the input's shape and dtype (" +
+                        python_shape_repr(x.sizes()) + " " + ops::dtype_str(x.scalar_type()) + "), got " +
+                        python_shape_repr(t.sizes()) + " " + ops::dtype_str(t.scalar_type()));
+  }
+  const int64_t axis = ROW ? x.dim() - 1 : x.dim() - 2;
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape[static_cast<size_t>(axis)] = 1;
+  std::vector<int64_t> valid;
+  if (!x_v.fully_valid()) {
+    valid = x_v.valid;
+    valid[static_cast<size_t>(axis)] = 1;
+  }
+  at::Tensor out = d.out(shape, at::kInt, {x}, false, valid.empty());
+  // torch's argmax / argmin return the first extremum; a NaN counts as the extremum.
+  at::Tensor idx = MAX ? at::argmax(x, axis, true) : at::argmin(x, axis, true);
+  out.copy_(idx);
+  return Value::from_tensor(out, std::move(valid));
+}
+
 enum class Ex { Add, Sub, Mul, Div, Max, Min, ExpDif, Plain };
 
 template <Ex OP, bool ROW>
@@ -94,6 +126,10 @@ void register_reduction_ops(OpTable& t) {
   t.add(ops::op_def<reduce<Red::Sum, false>>("col_sum", 1, 2));
   t.add(ops::op_def<reduce<Red::Max, false>>("col_max", 1, 1));
   t.add(ops::op_def<reduce<Red::Min, false>>("col_min", 1, 1));
+  t.add(ops::op_def<arg_reduce<true, true>>("row_argmax", 1, 2));
+  t.add(ops::op_def<arg_reduce<false, true>>("row_argmin", 1, 2));
+  t.add(ops::op_def<arg_reduce<true, false>>("col_argmax", 1, 2));
+  t.add(ops::op_def<arg_reduce<false, false>>("col_argmin", 1, 2));
   t.add(ops::op_def<expand<Ex::Add, true>>("row_expand_add", 2, 3));
   t.add(ops::op_def<expand<Ex::Sub, true>>("row_expand_sub", 2, 2));
   t.add(ops::op_def<expand<Ex::Mul, true>>("row_expand_mul", 2, 2));

@@ -1,4 +1,4 @@
-// Sort family: sort32, mrgsort (format 1 and 2) and gather (mask and index
+// Sort family: sort32, mrgsort (format 1 and 2), gather and its inverse scatter (mask and index
 // forms). Sorted data is a row of interleaved (value, index) pairs in FP32 memory: the index
 // lane holds the raw 32-bit pattern of the UINT32 index. Sorting is descending and stable
 // (ties keep the lower position / the earlier run first); NaN sorts before every number.
@@ -8,6 +8,7 @@
 #include "sim/ops/valid_padding.h"
 #include "tensor/python_repr.h"
 #include "sim/ops/sort_kernels.h"
+#include "sim/tensor_copy.h"
 
 #include <ATen/MemoryOverlap.h>
 
@@ -168,13 +169,15 @@ Pattern mask_pattern(const OpArgs& a, const Value& v) {
   static const char* names[] = {"P0101", "P1010", "P0001", "P0010", "P0100", "P1000", "P1111"};
   static const Pattern pats[] = {{2, 0}, {2, 1}, {4, 0}, {4, 1}, {4, 2}, {4, 3}, {1, 0}};
   if (v.kind == Value::Kind::Int) {
-    if (v.i < 1 || v.i > 7) throw KernelError("pl.gather: mask_pattern code must be 1..7, got " + std::to_string(v.i));
+    if (v.i < 1 || v.i > 7)
+      throw KernelError(std::string("pl.") + a.op + ": mask_pattern code must be 1..7, got " + std::to_string(v.i));
     return pats[v.i - 1];
   }
   std::string m = a.as_enum_member(v, "MaskPattern");
   for (int k = 0; k < 7; ++k)
     if (m == names[k]) return pats[k];
-  throw KernelError("pl.gather: unknown mask pattern " + m + " (P0101 P1010 P0001 P0010 P0100 P1000 P1111)");
+  throw KernelError(std::string("pl.") + a.op + ": unknown mask pattern " + m +
+                    " (P0101 P1010 P0001 P0010 P0100 P1000 P1111)");
 }
 
 // Copies every `stride`-th element (from `offset`) of each row of `src` (contiguous, `cols`
@@ -269,12 +272,77 @@ Value gather(const OpArgs& a, Dest& d) {
   return Value::from_tensor(out, idx_v.valid);
 }
 
+// pl.scatter / pl.tensor.scatter, the inverse of gather. Index form (input, dim=-1, index,
+// src): a copy of input with out[b, index[b, k]] = src[b, k]. Mask form (input, *,
+// mask_pattern, dst): a copy of dst with input's columns written at the pattern's
+// positions (dst has input's columns times the pattern's period).
+Value scatter(const OpArgs& a, Dest& d) {
+  const Value& x_v = a.tensor(0, "input");
+  const at::Tensor& x = x_v.tensor;
+  const Value* mp = a.option("mask_pattern");
+  const Value* dst_kw = a.option("dst");
+  const Value* index = a.optional(2, "index");
+  if ((mp || dst_kw) && (index || a.optional(1, "dim") || a.optional(3, "src")))
+    throw KernelError("pl.scatter: the index form (dim, index, src) and the mask form (mask_pattern=, dst=) "
+                      "are mutually exclusive");
+  if (mp || dst_kw) {
+    if (!mp || !dst_kw) throw KernelError("pl.scatter: the mask form needs both mask_pattern= and dst=");
+    const Pattern p = mask_pattern(a, *mp);
+    const Value& dst_v = a.as_tensor(*dst_kw, "dst");
+    const at::Tensor& dst = dst_v.tensor;
+    ops::check_same_dtype("scatter", x, "input", dst, "dst");
+    bool ok = x.dim() >= 1 && dst.dim() == x.dim() && dst.size(-1) == x.size(-1) * p.stride;
+    for (int64_t k = 0; ok && k + 1 < x.dim(); ++k) ok = dst.size(k) == x.size(k);
+    if (!ok)
+      throw KernelError("pl.scatter: dst must have input's shape with the last axis times the pattern's period " +
+                        std::to_string(p.stride) + " (input " + python_shape_repr(x.sizes()) + "), got " +
+                        python_shape_repr(dst.sizes()));
+    at::Tensor out = d.out(dst.sizes(), dst.scalar_type(), {x, dst}, false, dst_v.fully_valid());
+    if (!out.is_same(dst)) copy_values(out, dst);
+    copy_values(out.narrow(-1, p.offset, x.size(-1) * p.stride - p.offset).slice(-1, 0, c10::nullopt, p.stride), x);
+    return Value::from_tensor(out, dst_v.valid);
+  }
+  if (!index) throw KernelError("pl.scatter: pass dim=-1, index=, src= (index form) or mask_pattern=, dst= (mask form)");
+  const at::Tensor& idx = a.as_tensor(*index, "index").tensor;
+  const Value* src_arg = a.optional(3, "src");
+  if (!src_arg) throw KernelError("pl.scatter: the index form needs src");
+  const at::Tensor& src = a.as_tensor(*src_arg, "src").tensor;
+  int64_t dim = -1;
+  if (const Value* dv = a.optional(1, "dim")) dim = a.as_int(*dv, "dim");
+  if (x.dim() != 2 || idx.dim() != 2 || src.dim() != 2)
+    throw KernelError("pl.scatter: the index form needs 2-D input, index and src, got " +
+                      python_shape_repr(x.sizes()) + ", " + python_shape_repr(idx.sizes()) + " and " +
+                      python_shape_repr(src.sizes()));
+  if (dim != -1 && dim != 1)
+    throw KernelError("pl.scatter: only dim=-1 (the last axis) is supported, got " + std::to_string(dim));
+  ops::check_same_dtype("scatter", x, "input", src, "src");
+  if (!at::isIntegralType(idx.scalar_type(), false))
+    throw KernelError("pl.scatter: index must be an integer tensor (int16 / int32), got " +
+                      ops::dtype_str(idx.scalar_type()));
+  if (!idx.sizes().equals(src.sizes()) || idx.size(0) != x.size(0) || idx.size(1) > x.size(1))
+    throw KernelError("pl.scatter: index and src must have the same shape [rows, K] with input's rows and K <= its "
+                      "columns, got input " + python_shape_repr(x.sizes()) + ", index " +
+                      python_shape_repr(idx.sizes()) + ", src " + python_shape_repr(src.sizes()));
+  at::Tensor li = idx.to(at::kLong);
+  if (li.numel()) {
+    const int64_t lo = li.min().item<int64_t>(), hi = li.max().item<int64_t>();
+    if (lo < 0 || hi >= x.size(1))
+      throw KernelError("pl.scatter: index values must be in [0, " + std::to_string(x.size(1)) + "), got values from " +
+                        std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  at::Tensor out = d.out(x.sizes(), x.scalar_type(), {x, idx, src}, false, x_v.fully_valid());
+  if (!out.is_same(x)) copy_values(out, x);
+  out.scatter_(1, li, src);
+  return Value::from_tensor(out, x_v.valid);
+}
+
 }  // namespace
 
 void register_sort_ops(OpTable& t) {
   t.add(ops::op_def<sort32>("sort32", 2, 2));
   t.add(ops::op_def<mrgsort>("mrgsort", 1, 4, {"block_len", "exhausted", "tmp"}));
   t.add(ops::op_def<gather>("gather", 1, 3, {"mask_pattern", "output_dtype"}));
+  t.add(ops::op_def<scatter>("scatter", 1, 4, {"mask_pattern", "dst"}));
 }
 
 }  // namespace pypto_golden::sim

@@ -1,6 +1,7 @@
-// Views and writes: slice, reshape, transpose (zero-copy views that
+// Views and writes: slice, reshape, transpose, transpose_view (zero-copy views that
 // carry the valid region), concat, load (a copy into a new tile), store / assemble (write a
-// value's valid region into a tensor in place, optionally as an atomic add) and move.
+// value's valid region into a tensor in place, optionally as an atomic add), gather_row (a
+// window of a tensor into an on-chip accumulator, in place) and move.
 #include "sim/kernel_error.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
@@ -219,6 +220,16 @@ Value transpose(const OpArgs& a, Dest&) {
   return Value::from_tensor(x_v.tensor.transpose(a1, a2), std::move(valid));
 }
 
+// pl.tile.transpose_view(tile): the NZ <-> ZN reinterpretation of the same bytes, i.e. the
+// tile with its last two axes swapped (a view; writes through it land in the tile).
+Value transpose_view(const OpArgs& a, Dest&) {
+  const Value& x_v = a.tensor(0, "tile");
+  ops::check_rank_at_least("transpose_view", x_v.tensor, "tile", 2);
+  std::vector<int64_t> valid = x_v.valid;
+  if (!valid.empty()) std::swap(valid[valid.size() - 1], valid[valid.size() - 2]);
+  return Value::from_tensor(x_v.tensor.transpose(-1, -2), std::move(valid));
+}
+
 Value concat(const OpArgs& a, Dest& d) {
   const Value& a_v = a.tensor(0, "src0");
   const Value& b_v = a.tensor(1, "src1");
@@ -357,6 +368,54 @@ Value assemble(const OpArgs& a) {
   return target;
 }
 
+// pl.gather_row(acc, src, dst_offset, src_offset, shapes, transpose=False, *, valid_shape):
+// copies the window of `src` at src_offset (its valid_shape part, else all of shapes) into
+// `acc` at dst_offset, in place, and returns acc. transpose=True places the window's [r, c]
+// as acc's [c, r] at dst_offset.
+Value gather_row(const OpArgs& a) {
+  const Value& acc_v = a.tensor(0, "acc");
+  const Value& src_v = a.tensor(1, "src");
+  const at::Tensor& acc = acc_v.tensor;
+  const at::Tensor& src = src_v.tensor;
+  if (acc.dim() != 2 || src.dim() != 2)
+    throw KernelError("pl.gather_row: acc and src must be 2-D, got " + python_shape_repr(acc.sizes()) + " and " +
+                      python_shape_repr(src.sizes()));
+  if (acc.scalar_type() != src.scalar_type())
+    throw KernelError("pl.gather_row: acc and src must share a dtype, got " + ops::dtype_str(acc.scalar_type()) +
+                      " and " + ops::dtype_str(src.scalar_type()));
+  std::vector<int64_t> dst_off = fixed_rank_list(a, a.required(2, "dst_offset"), "dst_offset", 2);
+  std::vector<int64_t> src_off = fixed_rank_list(a, a.required(3, "src_offset"), "src_offset", 2);
+  std::vector<int64_t> shapes = fixed_rank_list(a, a.required(4, "shapes"), "shapes", 2);
+  bool transpose = false;
+  if (const Value* t = a.optional(5, "transpose")) transpose = a.as_bool(*t, "transpose");
+  std::vector<int64_t> extent = shapes;
+  if (const Value* v = a.option("valid_shape")) {
+    extent = fixed_rank_list(a, *v, "valid_shape", 2);
+    for (size_t k = 0; k < 2; ++k)
+      if (extent[k] < 0 || extent[k] > shapes[k])
+        throw KernelError("pl.gather_row: valid_shape " + python_list_repr(extent) + " exceeds the window shapes " +
+                          python_list_repr(shapes));
+  }
+  const std::vector<int64_t> placed = transpose ? std::vector<int64_t>{extent[1], extent[0]} : extent;
+  for (size_t k = 0; k < 2; ++k) {
+    const int64_t sk = src.size(static_cast<int64_t>(k)), ak = acc.size(static_cast<int64_t>(k));
+    if (src_off[k] < 0 || src_off[k] + extent[k] > sk)
+      throw KernelError("pl.gather_row: the read is outside src: axis " + std::to_string(k) + " reads [" +
+                        std::to_string(src_off[k]) + ":" + std::to_string(src_off[k] + extent[k]) +
+                        "] but the extent is " + std::to_string(sk) + " (src shape " + python_shape_repr(src.sizes()) +
+                        ")");
+    if (dst_off[k] < 0 || dst_off[k] + placed[k] > ak)
+      throw KernelError("pl.gather_row: the write is outside acc: axis " + std::to_string(k) + " gets [" +
+                        std::to_string(dst_off[k]) + ":" + std::to_string(dst_off[k] + placed[k]) +
+                        "] but the extent is " + std::to_string(ak) + " (acc shape " + python_shape_repr(acc.sizes()) +
+                        ")");
+  }
+  at::Tensor from = window_view(src, src_off, extent);
+  if (transpose) from = from.t();
+  copy_values(window_view(acc, dst_off, placed), from);
+  return acc_v;
+}
+
 // pl.move(tile, target_memory): memory spaces have no functional effect.
 Value move(const OpArgs& a) {
   return a.tensor(0, "tile");
@@ -368,10 +427,12 @@ void register_view_ops(OpTable& t) {
   t.add(ops::op_def<slice>("slice", 3, 4, {"drop_dims", "pad_value", "clamp"}));
   t.add(ops::op_def<reshape>("reshape", 2, 2));
   t.add(ops::op_def<transpose>("transpose", 3, 3));
+  t.add(ops::op_def<transpose_view>("transpose_view", 1, 1));
   t.add(ops::op_def<concat>("concat", 2, 2));
   t.add(ops::op_def<load>("load", 3, 4, {"target_memory", "clamp"}));
   t.add(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr});
   t.add(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr});
+  t.add(OpDef{"gather_row", 5, 6, {"valid_shape"}, &ops::guarded<gather_row>, nullptr});
   t.add(OpDef{"move", 1, 2, {"blayout", "slayout"}, &ops::guarded<move>, nullptr});
 }
 
