@@ -67,6 +67,17 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert not run_corpus.is_multi_device("import pypto.language as pl\n")
 
 
+def test_outputs_the_kernel_never_wrote_are_read_from_the_report():
+    out = ("    never written: 3072 of 4096 elements of 'kv' (the first at index (0, 1, 0)). A pure pl.Out ...\n"
+           "    never written: 5 of 8 elements of 'y' (the first at index (3,)). A pure pl.Out ...\n")
+    found = run_corpus.unwritten_outputs(out)
+    assert found == [("kv", 3072, 4096), ("y", 5, 8)]
+    assert run_corpus.unwritten_reason(found) == (
+        "its golden expects zeros where the kernel never writes a pure Out (3072 of 4096 elements of 'kv', "
+        "5 of 8 elements of 'y'); passes with PYPTO_SIM_OUT_INIT=zero")
+    assert run_corpus.unwritten_outputs("[RUN]   'y' FAIL\n") == []
+
+
 def test_a_script_refusing_the_simulator_platform_is_rerun_as_its_hardware_platform():
     refused = ("usage: k.py [-h] [-p {a2a3,a5}]\nk.py: error: argument -p/--platform: invalid choice: 'a2a3sim' "
                "(choose from 'a2a3', 'a5')\n")
