@@ -96,6 +96,9 @@ def outside_reason(output):
     """Why a script cannot pass here for a reason outside pypto-golden, or ""."""
     if re.search(r"argument -p/--platform: invalid choice: 'a2a3sim'", output):
         return "its argparse refuses -p a2a3sim"
+    m = re.search(r"'(\w+)' is a @pl.jit.extern kernel: hand-written device C\+\+", output)
+    if m:
+        return "it calls '%s', hand-written device C++ (@pl.jit.extern), which no simulator runs" % m.group(1)
     m = re.search(r"AttributeError: module 'config' has no attribute '(\w+)'", output)
     if m:
         return "its config module has no attribute '%s' (out of date)" % m.group(1)

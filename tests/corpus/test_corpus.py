@@ -61,6 +61,10 @@ def test_the_telling_line_and_reasons_outside_the_project():
         "golden.KernelError: k.py:132: pl.slice: the window is outside the tensor")
     refused = "k.py: error: argument -p/--platform: invalid choice: 'a2a3sim' (choose from 'a2a3', 'a5')"
     assert run_corpus.outside_reason(refused) == "its argparse refuses -p a2a3sim"
+    extern = ("pypto.compiler.errors.KernelCompileError: k.py:9: 'attn' is a @pl.jit.extern kernel: hand-written "
+              "device C++ (a.cce), which the simulator cannot execute; it runs only on an Ascend NPU")
+    assert run_corpus.outside_reason(extern) == (
+        "it calls 'attn', hand-written device C++ (@pl.jit.extern), which no simulator runs")
     stale = "AttributeError: 'Qwen3Config' object has no attribute 'batch'"
     assert run_corpus.outside_reason(stale) == "its config's Qwen3Config has no attribute 'batch' (out of date)"
     assert run_corpus.is_multi_device("import pypto.language.distributed as pld\n")

@@ -728,9 +728,36 @@ def test_jit_decorator_forms():
     with pytest.raises(TypeError, match=r"'k' is a @pl.jit.inline function: it is spliced into "
                                         r"the kernels that call it and cannot be compiled"):
         pl.jit.inline(k).compile()
-    for name in ("host", "opaque", "extern"):
+    for name in ("host", "opaque"):
         with pytest.raises(NotImplementedError, match=r"@pl.jit.%s is not supported" % name):
             getattr(pl.jit, name)(k)
+
+
+def test_an_extern_kernel_is_defined_but_never_runs():
+    # Defining one (as scripts do at import) works; using it is one error naming it.
+    def attn(q: pl.Tensor, out: pl.Out[pl.Tensor]) -> pl.Tensor: ...
+
+    ext = pl.jit.extern(core_type="mixed", aic_source="attn.cce", aiv_source="attn.cce")(attn)
+    assert repr(ext) == "<pl.jit.extern kernel attn>"
+    message = ("'attn' is a @pl.jit.extern kernel: hand-written device C++ (attn.cce), which the simulator "
+               "cannot execute; it runs only on an Ascend NPU")
+    for use in (lambda: ext(torch.zeros(2), torch.zeros(2)), lambda: ext.compile()):
+        with pytest.raises(NotImplementedError) as info:
+            use()
+        assert str(info.value) == message
+    assert pl.jit.extern(attn).unsupported_message() == (
+        "'attn' is a @pl.jit.extern kernel: hand-written device C++, which the simulator cannot execute; it runs "
+        "only on an Ascend NPU")
+
+    @pl.jit
+    def caller(q: pl.Tensor[[8, 8], pl.FP32], out: pl.Out[pl.Tensor[[8, 8], pl.FP32]]):
+        out = ext(q, out)
+        return out
+
+    with pytest.raises(KernelCompileError) as info:
+        caller.compile(torch.zeros(8, 8), torch.zeros(8, 8))
+    line = line_of(open(__file__).read(), "out = ext(q, out)")
+    assert first_line(info.value) == "%s:%d: %s" % (__file__, line, message)
 
 
 # ---------------------------------------------------------------- RunConfig

@@ -498,6 +498,8 @@ class ExprTranslator(ArrayMixin):
             raise self.error(node, "%s(...) can only be used as a for-loop iterator" % name)
         if getattr(fn, "_pypto_region", None):
             raise self.error(node, "%s(...) can only be used in a 'with' statement" % name)
+        if hasattr(fn, "unsupported_message"):  # @pl.jit.extern: device C++
+            raise self.error(node, fn.unsupported_message())
         describe = getattr(fn, "_pypto_callee", None)
         if describe is not None:
             callee = describe()

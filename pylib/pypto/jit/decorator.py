@@ -14,6 +14,40 @@ def _not_yet(kind):
     return decorator
 
 
+class ExternFunction:
+    """`@pl.jit.extern(...)`: a kernel written in device C++ (`source=` / `aic_source=` /
+    `aiv_source=`). Defining one always works, so a script that imports it still loads; the
+    simulator cannot execute device C++, so calling it, compiling it or calling it from a
+    kernel is one clear error naming it."""
+
+    def __init__(self, fn, options):
+        self._fn = fn
+        self.options = dict(options)
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__doc__ = fn.__doc__
+
+    def unsupported_message(self):
+        sources = [str(self.options[k]) for k in ("source", "aic_source", "aiv_source") if self.options.get(k)]
+        where = " (%s)" % ", ".join(dict.fromkeys(sources)) if sources else ""
+        return ("'%s' is a @pl.jit.extern kernel: hand-written device C++%s, which the simulator cannot "
+                "execute; it runs only on an Ascend NPU" % (self.__name__, where))
+
+    def _unsupported(self, *args, **kwargs):
+        raise NotImplementedError(self.unsupported_message())
+
+    __call__ = compile = _unsupported
+
+    def __repr__(self):
+        return "<pl.jit.extern kernel %s>" % self.__name__
+
+
+def _extern(fn=None, **options):
+    if fn is not None:
+        return ExternFunction(fn, options)
+    return lambda f: ExternFunction(f, options)
+
+
 def _make(fn, func_type, options, allowed, spelled):
     for key in options:
         if key not in allowed:
@@ -33,7 +67,7 @@ def _make(fn, func_type, options, allowed, spelled):
 class _JITDecorator:
     host = staticmethod(_not_yet("host"))
     opaque = staticmethod(_not_yet("opaque"))
-    extern = staticmethod(_not_yet("extern"))
+    extern = staticmethod(_extern)
 
     def __call__(self, fn=None, **options):
         return _make(fn, "orchestration", options, _JIT_OPTIONS, "pl.jit")
