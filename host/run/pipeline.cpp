@@ -3,6 +3,7 @@
 #include "run/benchmark_stage.h"
 #include "run/golden_stage.h"
 #include "run/kernel_compile.h"
+#include "run/memory_budget.h"
 #include "run/platforms.h"
 #include "run/run_errors.h"
 #include "run/snapshot_stage.h"
@@ -118,6 +119,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
 
     std::vector<at::Tensor> host(specs.size());
     log.stage("generate inputs", [&] {
+      check_memory_budget(specs);
       if (req.golden_data) {
         check_snapshot_complete(*req.golden_data, specs);
         log.line("[RUN]   cache hit: " + (*req.golden_data / "in").string());

@@ -44,6 +44,7 @@ def test_runnable_scripts_are_the_main_files_of_examples_and_models(tmp_path):
     (1, "Traceback...\nValueError: bad\n", False, False, "ERROR"),
     (-9, "", True, False, "TIMEOUT"),
     (-9, "", False, True, "OOM"),
+    (1, "[RUN] FAIL: not enough memory for this run: its tensors need at least 40.0 GiB ...\n", False, False, "OOM"),
     (0, "no verdict line\n", False, False, "ERROR"),
 ])
 def test_verdicts(returncode, output, timed_out, killed, verdict):

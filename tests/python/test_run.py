@@ -43,7 +43,7 @@ def golden_fn(v):
 @pytest.fixture(autouse=True)
 def build_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
-    for knob in ("PYPTO_SIM_THREADS", "PYPTO_SIM_SHUFFLE"):
+    for knob in ("PYPTO_SIM_THREADS", "PYPTO_SIM_SHUFFLE", "PYPTO_SIM_OUT_INIT", "PYPTO_GOLDEN_MEMORY_LIMIT"):
         monkeypatch.delenv(knob, raising=False)
 
 
@@ -190,6 +190,25 @@ def test_results_do_not_depend_on_thread_count_or_order(monkeypatch):
         monkeypatch.setenv("PYPTO_SIM_THREADS", threads)
         monkeypatch.setenv("PYPTO_SIM_SHUFFLE", shuffle)
         assert run(fn=scale_add, specs=specs(x_init=torch.ones(N, N)), golden_fn=golden_fn).passed
+
+
+def test_a_run_that_cannot_fit_in_memory_is_refused_before_it_allocates(monkeypatch, capsys):
+    # x, acc and y are 32x32 fp32: 12 KiB of spec tensors, held three times at least.
+    monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "20K")
+    result = run(fn=scale_add, specs=specs(), golden_fn=golden_fn)
+    assert not result.passed
+    assert result.error == (
+        "not enough memory for this run: its tensors need at least 36.0 KiB (12.0 KiB of spec tensors, each held "
+        "as host data, golden clone and device copy) but 20.0 KiB is available (PYPTO_GOLDEN_MEMORY_LIMIT); the "
+        "run was not started")
+    assert "[RUN] generate inputs failed" in lines(capsys)
+    monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "1M")
+    assert run(fn=scale_add, specs=specs(), golden_fn=golden_fn).passed
+    monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "lots")
+    with pytest.raises(ValueError) as info:
+        run(fn=scale_add, specs=specs(), golden_fn=golden_fn)
+    assert str(info.value) == ("PYPTO_GOLDEN_MEMORY_LIMIT must be a positive byte count, optionally with a K, M, G "
+                               "or T suffix (e.g. 16G), got 'lots'")
 
 
 def test_runtime_scalar_compiles_in_signature_mode():

@@ -1,0 +1,97 @@
+#include "run/memory_budget.h"
+
+#include "run/run_errors.h"
+
+#include <c10/core/ScalarType.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <stdexcept>
+
+namespace pypto_golden {
+namespace {
+
+constexpr uint64_t kCopiesHeld = 3;  // host data, golden clone, device copy
+
+std::optional<uint64_t> mem_available() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return std::nullopt;
+}
+
+uint64_t parse_limit(const std::string& raw) {
+  size_t end = 0;
+  unsigned long long n = 0;
+  try {
+    n = std::stoull(raw, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  uint64_t scale = 1;
+  const std::string suffix = end ? raw.substr(end) : "";
+  if (suffix == "K" || suffix == "k") scale = 1ull << 10;
+  else if (suffix == "M" || suffix == "m") scale = 1ull << 20;
+  else if (suffix == "G" || suffix == "g") scale = 1ull << 30;
+  else if (suffix == "T" || suffix == "t") scale = 1ull << 40;
+  else if (!suffix.empty()) end = 0;
+  if (!end || raw[0] == '-' || n == 0)
+    throw std::invalid_argument("PYPTO_GOLDEN_MEMORY_LIMIT must be a positive byte count, optionally with a K, M, "
+                                "G or T suffix (e.g. 16G), got '" + raw + "'");
+  return static_cast<uint64_t>(n) * scale;
+}
+
+}  // namespace
+
+uint64_t spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
+  uint64_t total = 0;
+  for (const auto& s : specs) {
+    if (!s.is_tensor) continue;
+    uint64_t n = c10::elementSize(s.dtype);
+    for (int64_t d : s.shape) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
+    total += n;
+  }
+  return total;
+}
+
+std::optional<MemoryBudget> memory_budget() {
+  std::optional<MemoryBudget> budget;
+  if (auto avail = mem_available()) budget = MemoryBudget{*avail, "MemAvailable in /proc/meminfo"};
+  if (const char* raw = std::getenv("PYPTO_GOLDEN_MEMORY_LIMIT")) {
+    const uint64_t limit = parse_limit(raw);
+    if (!budget || limit < budget->bytes) budget = MemoryBudget{limit, "PYPTO_GOLDEN_MEMORY_LIMIT"};
+  }
+  return budget;
+}
+
+std::string bytes_text(uint64_t bytes) {
+  static const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes) / 1024.0;
+  int u = 0;
+  while (v >= 1024.0 && u < 3) {
+    v /= 1024.0;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
+  return text;
+}
+
+void check_memory_budget(const std::vector<NativeSpec>& specs) {
+  const std::optional<MemoryBudget> budget = memory_budget();
+  if (!budget) return;
+  const uint64_t tensors = spec_tensor_bytes(specs);
+  const uint64_t needed = tensors * kCopiesHeld;
+  if (needed <= budget->bytes) return;
+  throw RunFailure("not enough memory for this run: its tensors need at least " + bytes_text(needed) + " (" +
+                   bytes_text(tensors) + " of spec tensors, each held as host data, golden clone and device "
+                   "copy) but " + bytes_text(budget->bytes) + " is available (" + budget->source +
+                   "); the run was not started");
+}
+
+}  // namespace pypto_golden
