@@ -33,7 +33,9 @@ DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "pypto-lib"
 VERDICTS = ("PASS", "MISMATCH", "ERROR", "TIMEOUT", "OOM")
 
 # Several devices: L3 host programs and the distributed DSL.
-_MULTI_DEVICE = re.compile(r"pypto\.language\.distributed|@pl\.jit\.host|\bpld\.")
+# L3 constructs, or pypto-lib's CI header asking for more than one card ("# ci: devices=2").
+_MULTI_DEVICE = re.compile(r"pypto\.language\.distributed|@pl\.jit\.host|\bpld\.|DistributedWorker"
+                           r"|^# ci: devices=([2-9]|\d\d)", re.M)
 
 
 @dataclass

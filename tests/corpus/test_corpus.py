@@ -70,6 +70,9 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert run_corpus.outside_reason(stale) == "its config's Qwen3Config has no attribute 'batch' (out of date)"
     assert run_corpus.is_multi_device("import pypto.language.distributed as pld\n")
     assert not run_corpus.is_multi_device("import pypto.language as pl\n")
+    assert run_corpus.is_multi_device('"""Doc."""\n# ci: devices=2  # CI: 2-card run\nimport torch\n')
+    assert not run_corpus.is_multi_device("# ci: devices=1\n")
+    assert run_corpus.is_multi_device("from pypto.runtime import DistributedWorker, RunConfig\n")
 
 
 def test_outputs_the_kernel_never_wrote_are_read_from_the_report():
