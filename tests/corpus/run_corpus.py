@@ -164,16 +164,21 @@ def launch(cmd, work, env, timeout):
             log_path.read_text(errors="replace"))
 
 
-def run_one(script, corpus, binary, timeout, workroot):
-    source = (corpus / script).read_text(errors="replace")
-    multi = is_multi_device(source)
+def prepare(script, corpus, workroot):
+    """A fresh copy of the script's folder to run it in, and its environment: (work, env, multi-device)."""
+    multi = is_multi_device((corpus / script).read_text(errors="replace"))
     work = Path(tempfile.mkdtemp(prefix=script.replace("/", "_") + ".", dir=workroot))
     shutil.copytree(corpus / Path(script).parent, work, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("build_output", "__pycache__"))
-    devices = [] if multi else ["-d", "0"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_")}
     env.update(PYTHONPATH=str(corpus), PYPTO_PROG_BUILD_DIR=str(work / "build_output"),
                PYTHONDONTWRITEBYTECODE="1")
+    return work, env, multi
+
+
+def run_one(script, corpus, binary, timeout, workroot):
+    work, env, multi = prepare(script, corpus, workroot)
+    devices = [] if multi else ["-d", "0"]
     returncode, seconds, peak, timed_out, output = launch(
         [str(binary), Path(script).name, "-p", "a2a3sim"] + devices, work, env, timeout)
     simulated = hardware_choice(output)
