@@ -924,3 +924,28 @@ def test_a_failed_static_assert_with_a_runtime_message_names_the_kernel_line(tmp
     with pytest.raises(KernelCompileError) as info:
         mod.k.compile(n=pl.RUNTIME)
     assert first_line(info.value) == "%s:%d: static assertion failed: n" % (path, line_of(src, "static_assert"))
+
+
+def _source_text_sample(x, y):
+    # Its lines start past line 1 of the file (AST lines are shifted).
+    label = "π ≈ 3.14"  # non-ASCII: AST columns are UTF-8 byte offsets
+    z = pl.add(x,
+               y)
+    return label, z
+
+
+def test_kernel_source_text_is_each_nodes_exact_source():
+    import ast
+
+    from pypto.compiler.kernel_source import KernelSource
+
+    ks = KernelSource(_source_text_sample)
+    padded = "\n" * (ks._first_line - 1) + ks.source
+    nodes = [n for n in ast.walk(ks.func) if hasattr(n, "end_col_offset")]
+    assert len(nodes) > 10
+    for node in nodes:
+        assert ks.text(node) == (ast.get_source_segment(padded, node) or ast.unparse(node))
+    call = next(n for n in nodes if isinstance(n, ast.Call))
+    assert ks.text(call) == "pl.add(x,\n               y)"
+    label = next(n for n in nodes if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    assert ks.text(label) == '"π ≈ 3.14"'

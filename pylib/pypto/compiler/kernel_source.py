@@ -43,8 +43,9 @@ class KernelSource:
             raise KernelCompileError(self.source_file, (exc.lineno or 1) + first - 1,
                                      "cannot parse kernel '%s': %s" % (self.name, exc.msg))
         ast.increment_lineno(tree, first - 1)
-        # Leading newlines make ast.get_source_segment agree with the shifted line numbers.
-        self._padded_source = "\n" * (first - 1) + self.source
+        # Split once: text() runs for most nodes, and ast.get_source_segment would split the
+        # whole source on every call (quadratic in a model file's size).
+        self._lines = self.source.split("\n")
         self._first_line = first
         func = tree.body[0] if tree.body else None
         if not isinstance(func, ast.FunctionDef):
@@ -82,12 +83,26 @@ class KernelSource:
         """The text of an (absolute) source line of the kernel, None outside it. The text
         is dedented as the parsed source is, so AST columns index into it."""
         k = line - self._first_line
-        lines = self.source.split("\n")
-        return lines[k] if 0 <= k < len(lines) else None
+        return self._lines[k] if 0 <= k < len(self._lines) else None
 
     def text(self, node):
         """Source text of an AST node (for messages and IR `text` fields)."""
-        return ast.get_source_segment(self._padded_source, node) or ast.unparse(node)
+        return self._segment(node) or ast.unparse(node)
+
+    def _segment(self, node):
+        """What ast.get_source_segment gives (AST columns are UTF-8 byte offsets), from the
+        lines split once."""
+        end_line, end_col = getattr(node, "end_lineno", None), getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return None
+        first, last = node.lineno - self._first_line, end_line - self._first_line
+        if not 0 <= first <= last < len(self._lines):
+            return None
+        if first == last:
+            return self._lines[first].encode()[node.col_offset:end_col].decode()
+        head = self._lines[first].encode()[node.col_offset:].decode()
+        tail = self._lines[last].encode()[:end_col].decode()
+        return "\n".join([head] + self._lines[first + 1:last] + [tail])
 
     def lookup(self, name):
         """Static value of a non-local name: closure, then globals, then builtins."""
