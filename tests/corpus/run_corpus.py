@@ -94,8 +94,9 @@ def telling_line(output, work=None):
     return lines[-1] if lines else ""
 
 
-def outside_reason(output):
-    """Why a script cannot pass here for a reason outside pypto-golden, or ""."""
+def outside_reason(output, config_source=""):
+    """Why a script cannot pass here for a reason outside pypto-golden, or "". config_source:
+    the text of the config.py beside the script, whose classes are its config objects."""
     if re.search(r"argument -p/--platform: invalid choice: 'a2a3sim'", output):
         return "its argparse refuses -p a2a3sim"
     m = re.search(r"'(\w+)' is a @pl.jit.extern kernel: hand-written device C\+\+", output)
@@ -104,8 +105,8 @@ def outside_reason(output):
     m = re.search(r"AttributeError: module 'config' has no attribute '(\w+)'", output)
     if m:
         return "its config module has no attribute '%s' (out of date)" % m.group(1)
-    m = re.search(r"AttributeError: '(\w*Config)' object has no attribute '(\w+)'", output)
-    if m:
+    m = re.search(r"AttributeError: '(\w+)' object has no attribute '(\w+)'", output)
+    if m and (m.group(1).endswith("Config") or re.search(r"^class %s\b" % m.group(1), config_source, re.M)):
         return "its config's %s has no attribute '%s' (out of date)" % m.groups()
     return ""
 
@@ -189,7 +190,9 @@ def run_one(script, corpus, binary, timeout, workroot):
     killed = not timed_out and returncode == -signal.SIGKILL
     verdict = classify(returncode, output, timed_out, killed)
     line = telling_line(output, work) if not timed_out else "no result after %d s" % timeout
-    outside = outside_reason(output) if verdict != "PASS" else ""
+    config = corpus / Path(script).parent / "config.py"
+    outside = outside_reason(output, config.read_text(errors="replace") if config.is_file() else "") \
+        if verdict != "PASS" else ""
     unwritten = unwritten_outputs(output) if verdict == "MISMATCH" else []
     if unwritten:
         # Whether those elements are all that fails: the same run with pure Outs zeroed.

@@ -68,6 +68,10 @@ def test_the_telling_line_and_reasons_outside_the_project():
         "it calls 'attn', hand-written device C++ (@pl.jit.extern), which no simulator runs")
     stale = "AttributeError: 'Qwen3Config' object has no attribute 'batch'"
     assert run_corpus.outside_reason(stale) == "its config's Qwen3Config has no attribute 'batch' (out of date)"
+    dims = "AttributeError: 'Qwen3DynamicDims' object has no attribute 'user_batch'"
+    assert run_corpus.outside_reason(dims, "import x\n\nclass Qwen3DynamicDims:\n    pass\n") == (
+        "its config's Qwen3DynamicDims has no attribute 'user_batch' (out of date)")
+    assert run_corpus.outside_reason(dims) == ""  # not a class of its config module
     assert run_corpus.is_multi_device("import pypto.language.distributed as pld\n")
     assert not run_corpus.is_multi_device("import pypto.language as pl\n")
     assert run_corpus.is_multi_device('"""Doc."""\n# ci: devices=2  # CI: 2-card run\nimport torch\n')
