@@ -729,8 +729,12 @@ def test_jit_decorator_forms():
                                         r"the kernels that call it and cannot be compiled"):
         pl.jit.inline(k).compile()
     for name in ("host", "opaque"):
-        with pytest.raises(NotImplementedError, match=r"@pl.jit.%s is not supported" % name):
-            getattr(pl.jit, name)(k)
+        made = getattr(pl.jit, name)(k)  # defining one works (scripts define them at import)
+        assert repr(made) == "<pl.jit.%s k>" % name
+        with pytest.raises(NotImplementedError) as info:
+            made()
+        assert str(info.value) == ("'k' is a @pl.jit.%s function, which the bundled pypto-golden frontend does "
+                                   "not run yet" % name)
 
 
 def test_an_extern_kernel_is_defined_but_never_runs():
@@ -738,7 +742,7 @@ def test_an_extern_kernel_is_defined_but_never_runs():
     def attn(q: pl.Tensor, out: pl.Out[pl.Tensor]) -> pl.Tensor: ...
 
     ext = pl.jit.extern(core_type="mixed", aic_source="attn.cce", aiv_source="attn.cce")(attn)
-    assert repr(ext) == "<pl.jit.extern kernel attn>"
+    assert repr(ext) == "<pl.jit.extern attn>"
     message = ("'attn' is a @pl.jit.extern kernel: hand-written device C++ (attn.cce), which the simulator "
                "cannot execute; it runs only on an Ascend NPU")
     for use in (lambda: ext(torch.zeros(2), torch.zeros(2)), lambda: ext.compile()):

@@ -498,7 +498,7 @@ class ExprTranslator(ArrayMixin):
             raise self.error(node, "%s(...) can only be used as a for-loop iterator" % name)
         if getattr(fn, "_pypto_region", None):
             raise self.error(node, "%s(...) can only be used in a 'with' statement" % name)
-        if hasattr(fn, "unsupported_message"):  # @pl.jit.extern: device C++
+        if hasattr(fn, "unsupported_message"):  # @pl.jit.extern / host / opaque
             raise self.error(node, fn.unsupported_message())
         describe = getattr(fn, "_pypto_callee", None)
         if describe is not None:

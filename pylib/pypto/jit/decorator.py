@@ -6,21 +6,15 @@ _INLINE_OPTIONS = ("auto_scope",)
 _INCORE_OPTIONS = ("level",)
 
 
-def _not_yet(kind):
-    def decorator(*args, **kwargs):
-        raise NotImplementedError(
-            "@pl.jit.%s is not supported by the bundled pypto-golden frontend yet" % kind)
-    decorator.__name__ = kind
-    return decorator
+class UnrunnableFunction:
+    """A decorated function the simulator cannot run: `@pl.jit.extern(...)` (a kernel
+    written in device C++: `source=` / `aic_source=` / `aiv_source=`), `@pl.jit.host` (an L3
+    host program) and `@pl.jit.opaque`. Defining one always works, so a script that defines
+    or imports it still loads; calling it, compiling it or calling it from a kernel is one
+    clear error naming it."""
 
-
-class ExternFunction:
-    """`@pl.jit.extern(...)`: a kernel written in device C++ (`source=` / `aic_source=` /
-    `aiv_source=`). Defining one always works, so a script that imports it still loads; the
-    simulator cannot execute device C++, so calling it, compiling it or calling it from a
-    kernel is one clear error naming it."""
-
-    def __init__(self, fn, options):
+    def __init__(self, kind, fn, options):
+        self.kind = kind
         self._fn = fn
         self.options = dict(options)
         self.__name__ = fn.__name__
@@ -28,10 +22,13 @@ class ExternFunction:
         self.__doc__ = fn.__doc__
 
     def unsupported_message(self):
-        sources = [str(self.options[k]) for k in ("source", "aic_source", "aiv_source") if self.options.get(k)]
-        where = " (%s)" % ", ".join(dict.fromkeys(sources)) if sources else ""
-        return ("'%s' is a @pl.jit.extern kernel: hand-written device C++%s, which the simulator cannot "
-                "execute; it runs only on an Ascend NPU" % (self.__name__, where))
+        if self.kind == "extern":
+            sources = [str(self.options[k]) for k in ("source", "aic_source", "aiv_source") if self.options.get(k)]
+            where = " (%s)" % ", ".join(dict.fromkeys(sources)) if sources else ""
+            return ("'%s' is a @pl.jit.extern kernel: hand-written device C++%s, which the simulator cannot "
+                    "execute; it runs only on an Ascend NPU" % (self.__name__, where))
+        return ("'%s' is a @pl.jit.%s function, which the bundled pypto-golden frontend does not run yet"
+                % (self.__name__, self.kind))
 
     def _unsupported(self, *args, **kwargs):
         raise NotImplementedError(self.unsupported_message())
@@ -39,13 +36,16 @@ class ExternFunction:
     __call__ = compile = _unsupported
 
     def __repr__(self):
-        return "<pl.jit.extern kernel %s>" % self.__name__
+        return "<pl.jit.%s %s>" % (self.kind, self.__name__)
 
 
-def _extern(fn=None, **options):
-    if fn is not None:
-        return ExternFunction(fn, options)
-    return lambda f: ExternFunction(f, options)
+def _unrunnable(kind):
+    def decorator(fn=None, **options):
+        if fn is not None:
+            return UnrunnableFunction(kind, fn, options)
+        return lambda f: UnrunnableFunction(kind, f, options)
+    decorator.__name__ = kind
+    return decorator
 
 
 def _make(fn, func_type, options, allowed, spelled):
@@ -65,9 +65,9 @@ def _make(fn, func_type, options, allowed, spelled):
 
 
 class _JITDecorator:
-    host = staticmethod(_not_yet("host"))
-    opaque = staticmethod(_not_yet("opaque"))
-    extern = staticmethod(_extern)
+    host = staticmethod(_unrunnable("host"))
+    opaque = staticmethod(_unrunnable("opaque"))
+    extern = staticmethod(_unrunnable("extern"))
 
     def __call__(self, fn=None, **options):
         return _make(fn, "orchestration", options, _JIT_OPTIONS, "pl.jit")
