@@ -31,15 +31,10 @@ class _Carry:
         self.targets = None
 
 
-# Ops whose result is their target tensor (arg 0 for assemble, arg 2 for store).
-_RETURNS_TARGET = {"assemble": 0, "store": 2, "array_update_element": 0}
-
-
 def _is_write_into(value, slot):
     if ir_nodes.is_var(value):
         return ir_nodes.is_var(value, slot)
-    pos = _RETURNS_TARGET.get(value["op"]) if ir_nodes.is_call(value) else None
-    return pos is not None and len(value["args"]) > pos and ir_nodes.is_var(value["args"][pos], slot)
+    return ir_nodes.is_var(ir_nodes.written_target(value), slot)
 
 
 def _slots_given_new_values(stmts, slots):
