@@ -683,7 +683,9 @@ class ExprTranslator(ArrayMixin):
         if name in ("get_block_idx", "get_block_num", "get_subblock_idx"):
             if node.args or node.keywords:
                 raise self.error(node, "%s takes no arguments" % label)
-            if name == "get_subblock_idx" or not self.spmd:
+            if name == "get_subblock_idx":
+                return self.subblock_idx(node, label)
+            if not self.spmd:
                 ir = const("int64", 1 if name == "get_block_num" else 0)
                 return ir, tys.of_pure(ir)
             var, num = self.spmd[-1]
@@ -730,6 +732,12 @@ class ExprTranslator(ArrayMixin):
             print("[static_print] %s:%d: %s" % (self.scope.kernel.source_file, line,
                                                 " ".join(parts)))
             return self.fold(node, None)
+        if name == "aiv_shard":
+            return self.aiv_shard(node, label)
+        if name == "aic_gather":
+            raise self.error(node, "%s (the AIV lanes' values handed back to the cube) is not "
+                             "supported by the simulator; store each lane's result into a tensor "
+                             "instead" % label)
         if name == "yield_":
             raise self.error(node, "pl.yield_(...) must be a statement of its own or the whole "
                              "right-hand side of an assignment")

@@ -6,6 +6,7 @@ import builtins
 import contextlib
 
 from pypto.compiler import ir_nodes, tys
+from pypto.compiler.aiv_split import AivSplitMixin
 from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
@@ -82,7 +83,7 @@ def _join_env(a, b):
     return {slot: tys.join(a.get(slot), b.get(slot)) for slot in set(a) | set(b)}
 
 
-class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
+class FunctionTranslator(SpliceMixin, TaskDepsMixin, AivSplitMixin, ExprTranslator):
     def __init__(self, kernel, spec, kind="orchestration", program=None):
         self.kernel = kernel
         self.spec = spec
@@ -109,18 +110,19 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         self.num_returns = None    # set by the entry's first `return`
         self.task_sites = 0        # task ids handed out (task_deps.new_task_id)
         self.manual_scopes = 0     # depth of pl.manual_scope() / pl.scope(mode=MANUAL)
+        self.aiv_regions = []      # enclosing pl.split_aiv regions (aiv_split.AivRegion)
 
     @contextlib.contextmanager
     def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None,
-               manual=False):
+               manual=False, aiv=None):
         """Translate a nested region: a loop or if body (`yields`: the ("loop", carry) /
         ("plain",) / ("if",) context of its pl.yield_), an InCore region (`incore`), a
         pl.spmd body (`spmd`: its (block index, block count)), a spliced function
-        (`scope`: its names, with a yield context of its own; `splicing`: its kernel) or a
-        manual-dependency scope (`manual`). All of this state is as before once the region
-        is left, also when it failed."""
+        (`scope`: its names, with a yield context of its own; `splicing`: its kernel), a
+        manual-dependency scope (`manual`) or a pl.split_aiv body (`aiv`: its AivRegion).
+        All of this state is as before once the region is left, also when it failed."""
         saved = (self.scope, self.yields, self.incore, self.spmd, self.active,
-                 self.manual_scopes)
+                 self.manual_scopes, self.aiv_regions)
         if scope is not None:
             self.scope = scope
             yields = yields or ("function",)
@@ -132,11 +134,13 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         if splicing is not None:
             self.active = self.active + [splicing]
         self.manual_scopes += 1 if manual else 0
+        if aiv is not None:
+            self.aiv_regions = self.aiv_regions + [aiv]
         try:
             yield
         finally:
             (self.scope, self.yields, self.incore, self.spmd, self.active,
-             self.manual_scopes) = saved
+             self.manual_scopes, self.aiv_regions) = saved
 
     @staticmethod
     def scalar_const(param):
@@ -291,6 +295,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
                              % (_LOOPS, self.text(it)))
         kind, allowed = constructs.LOOPS[name]
         label = "pl.%s()" % name
+        if name == "split_aiv":
+            return self.split_aiv_loop(node, it, label)
         if any(isinstance(a, ast.Starred) for a in it.args):
             raise self.error(node, "%s: *args are not supported" % label)
         if name == "spmd":
@@ -375,13 +381,13 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         arrays = [slot for slot, ty in self.env.items() if ty is not None and ty.kind == "array"]
         return bool(arrays_linking_iterations(body, arrays, _slots_given_new_values))
 
-    def _drop_rebound(self, node, label, outer, body):
+    def _drop_rebound(self, node, label, outer, body, why=None):
         """Names of the enclosing scope (`outer`: slot -> name) that a parallel body
-        (pl.parallel, pl.spmd) gives a new value keep their value from before the loop: the
-        iterations run independently and carry nothing out. Reading one afterwards is a
-        compile error that says how to carry it. A write into the tensor itself
-        (`buf = pl.assemble(buf, ...)`, a helper that returns the tensor it wrote) is not a
-        new value."""
+        (pl.parallel, pl.spmd, pl.split_aiv) gives a new value keep their value from before
+        the loop: the iterations run independently and carry nothing out. Reading one
+        afterwards is a compile error that says how to carry it (`why`: what it says of the
+        body, after "at line N, "). A write into the tensor itself (`buf = pl.assemble(buf,
+        ...)`, a helper that returns the tensor it wrote) is not a new value."""
         for slot in _slots_given_new_values(body, set(outer)):
             name = outer[slot]
             task_id = _only_task_ids(body, slot)
@@ -390,12 +396,12 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
                 # every iteration's task; all of them have finished once the loop has.
                 self.env[slot] = tys.of_pure(task_id)
                 continue
-            self.env[slot] = self.env[slot].replace(dropped=(
-                "'%s' was rebound inside the %s body at line %d, whose iterations run "
-                "independently and carry no value out of the loop, so here it still holds "
-                "its value from before the loop; to carry it, use pl.range(..., "
-                "init_values=(%s,)) with pl.yield_, or write the result into a tensor"
-                % (name, label, node.lineno, name)))
+            reason = why or (
+                "whose iterations run independently and carry no value out of the loop, so here it "
+                "still holds its value from before the loop; to carry it, use pl.range(..., "
+                "init_values=(%s,)) with pl.yield_, or write the result into a tensor" % name)
+            self.env[slot] = self.env[slot].replace(dropped="'%s' was rebound inside the %s body at "
+                                                    "line %d, %s" % (name, label, node.lineno, reason))
 
     def _region_keywords(self, node, call, label, allowed):
         out = {}

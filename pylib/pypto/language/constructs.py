@@ -12,6 +12,8 @@ LOOPS = {
     # pl.spmd(core_num) takes exactly one positional argument.
     "spmd": ("spmd", ("sync_start", "name_hint", "optimizations", "deps",
                       "allow_early_resolve")),
+    # pl.split_aiv(2, mode=...): one iteration per AIV lane (aiv_split.py).
+    "split_aiv": ("parallel", ("mode",)),
 }
 LOOP_PARAMS = ("start", "stop", "step")
 
@@ -33,7 +35,9 @@ SPECIALS = (
     "yield_",           # loop-carried values / if-else results
     "get_block_idx",    # the block index inside pl.spmd
     "get_block_num",    # the block count of the enclosing pl.spmd
-    "get_subblock_idx",  # AIV lane: always 0 (no split_aiv)
+    "get_subblock_idx",  # AIV lane: the pl.split_aiv lane, 0 outside one
+    "aiv_shard",        # a lane's share of a cube result inside pl.split_aiv
+    "aic_gather",       # the lanes' shares rejoined for the cube (not simulated)
     "no_dep",           # scheduling hints: return their argument
     "dump_tag",
     "static_assert",    # compile-time checks and prints

@@ -71,6 +71,9 @@ def _system_call(name):
     return _system_noop(name) if name in constructs.SYSTEM_NOOPS else None
 
 
+_TILE_SPECIALS = ("get_block_idx", "get_block_num", "get_subblock_idx", "aiv_shard", "aic_gather")
+
+
 class Namespace:
     """`pl.tile`, `pl.tensor`, `pl.system`: attribute access resolves to the same op
     placeholders and enums as the top-level `pl.X`."""
@@ -96,8 +99,7 @@ class Namespace:
             return placeholder(alias)
         if attr in op_table.OPS or attr in constructs.FRONTEND_OPS:
             return placeholder(attr)
-        if self._name == "tile" and attr in ("get_block_idx", "get_block_num",
-                                              "get_subblock_idx"):
+        if self._name == "tile" and attr in _TILE_SPECIALS:
             return placeholder(attr)
         return None
 
@@ -119,7 +121,7 @@ class Namespace:
         names |= {a for (ns, a), op in constructs.NAMESPACE_ALIASES.items()
                   if ns == self._name and (op in op_table.OPS or op in constructs.FRONTEND_OPS)}
         if self._name == "tile":
-            names |= {"get_block_idx", "get_block_num", "get_subblock_idx"}
+            names |= set(_TILE_SPECIALS)
         return sorted(names)
 
 
