@@ -738,6 +738,9 @@ class ExprTranslator(ArrayMixin):
             raise self.error(node, "%s (the AIV lanes' values handed back to the cube) is not "
                              "supported by the simulator; store each lane's result into a tensor "
                              "instead" % label)
+        if name == "spmd_submit":
+            raise self.error(node, "pl.spmd_submit(...) must be unpacked as a 2-tuple: "
+                             "`out, tid = pl.spmd_submit(self.kernel, ..., core_num=N)`")
         if name == "yield_":
             raise self.error(node, "pl.yield_(...) must be a statement of its own or the whole "
                              "right-hand side of an assignment")

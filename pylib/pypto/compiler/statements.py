@@ -11,6 +11,7 @@ from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
 from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
+from pypto.compiler.spmd_submit import SpmdSubmitMixin
 from pypto.compiler.task_deps import TaskDepsMixin, arrays_linking_iterations
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs
@@ -83,7 +84,8 @@ def _join_env(a, b):
     return {slot: tys.join(a.get(slot), b.get(slot)) for slot in set(a) | set(b)}
 
 
-class FunctionTranslator(SpliceMixin, TaskDepsMixin, AivSplitMixin, ExprTranslator):
+class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMixin,
+                         ExprTranslator):
     def __init__(self, kernel, spec, kind="orchestration", program=None):
         self.kernel = kernel
         self.spec = spec
@@ -194,6 +196,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, AivSplitMixin, ExprTranslat
         if isinstance(value, ast.Call):
             if self.is_yield(value):
                 return self.yield_stmt(node, value, target)
+            if self.special_of(value) == "spmd_submit":
+                return self.spmd_submit(node, target, value)
             callee = self.resolve_callee(value)
             if callee is not None and self._names_target(target):
                 names = [target] if isinstance(target, ast.Name) else target.elts
@@ -458,11 +462,15 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, AivSplitMixin, ExprTranslat
         return ir_nodes.unpack(self.stmt_line(node), list(slots), value)
 
     # -- pl.yield_ ----------------------------------------------------------------------
-    def is_yield(self, call):
+    def special_of(self, call):
+        """The frontend special (constructs.SPECIALS) a call is of, or None."""
         if not isinstance(call.func, (ast.Name, ast.Attribute)) \
                 or not self.is_static_chain(call.func):
-            return False
-        return getattr(self.static_value(call.func), "_pypto_special", None) == "yield_"
+            return None
+        return getattr(self.static_value(call.func), "_pypto_special", None)
+
+    def is_yield(self, call):
+        return self.special_of(call) == "yield_"
 
     def yield_stmt(self, node, call, target):
         if call.keywords or any(isinstance(a, ast.Starred) for a in call.args) \

@@ -175,17 +175,18 @@ class TaskDepsMixin:
         raise self.error(it, "%s deps= comprehension iterable must be a compile-time range(...) "
                          "or sequence of ints, got '%s'" % (label, self.text(it)))
 
-    def no_dep_args(self, label, value):
-        """`no_dep_args=[t1, t2]`: tensors left out of automatic dependency tracking; each
-        must be a bare tensor name (no effect on the simulator)."""
+    def no_dep_args(self, label, value, keyword="no_dep_args"):
+        """`no_dep_args=[t1, t2]`: tensors left out of automatic dependency tracking (and
+        pl.spmd_submit's `dumps=[...]`, tensors to dump); each must be a bare tensor name (no
+        effect on the simulator)."""
         if not isinstance(value, (ast.List, ast.Tuple)):
-            raise self.error(value, "%s no_dep_args= must be a list of tensor names, got '%s'"
-                             % (label, self.text(value)))
+            raise self.error(value, "%s %s= must be a list of tensor names, got '%s'"
+                             % (label, keyword, self.text(value)))
         for elt in value.elts:
             ty = self.texpr(elt)[1] if isinstance(elt, ast.Name) else None
             if ty is None or not ty.is_tensor:
-                raise self.error(elt, "%s no_dep_args= entries must be tensor names, got '%s'%s"
-                                 % (label, self.text(elt),
+                raise self.error(elt, "%s %s= entries must be tensor names, got '%s'%s"
+                                 % (label, keyword, self.text(elt),
                                     "" if ty is None else " (%s)" % tys.describe(ty)))
 
     def deps_stmt(self, node, reads):

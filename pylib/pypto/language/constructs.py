@@ -38,6 +38,7 @@ SPECIALS = (
     "get_subblock_idx",  # AIV lane: the pl.split_aiv lane, 0 outside one
     "aiv_shard",        # a lane's share of a cube result inside pl.split_aiv
     "aic_gather",       # the lanes' shares rejoined for the cube (not simulated)
+    "spmd_submit",      # `out, tid = pl.spmd_submit(self.kernel, ..., core_num=N)`
     "no_dep",           # scheduling hints: return their argument
     "dump_tag",
     "static_assert",    # compile-time checks and prints
