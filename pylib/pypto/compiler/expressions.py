@@ -13,6 +13,7 @@ from pypto.compiler.arrays import ArrayMixin
 from pypto.compiler.errors import KernelCompileError
 from pypto.compiler.ir_nodes import const, is_const, is_pure
 from pypto.compiler.kernel_source import MISSING
+from pypto.compiler.prefetch import PrefetchMixin
 from pypto.compiler.task_deps import is_task_id
 from pypto.compiler.syntax_names import unsupported
 from pypto.compiler.tys import UNKNOWN, Ty
@@ -73,7 +74,7 @@ def _dtype_of_ir(ir):
     return None
 
 
-class ExprTranslator(ArrayMixin):
+class ExprTranslator(ArrayMixin, PrefetchMixin):
     """Expression half of the translator. State (slots, env, scope, planes) is set up by
     statements.FunctionTranslator."""
 
@@ -493,6 +494,9 @@ class ExprTranslator(ArrayMixin):
         task = getattr(fn, "_pypto_task", None)
         if task is not None:
             return self.task_call(node, task)
+        prefetch = getattr(fn, "_pypto_prefetch", None)
+        if prefetch is not None:
+            return self.prefetch_call(node, prefetch)
         name = self.text(func)
         if getattr(fn, "_pypto_loop", None):
             raise self.error(node, "%s(...) can only be used as a for-loop iterator" % name)

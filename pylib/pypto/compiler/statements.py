@@ -314,6 +314,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         if name == "spmd" and "deps" in keywords:
             raise self.error(node, "pl.spmd() does not accept 'deps=' here: the for-form captures "
                              "no task id; use 'with pl.spmd(n, deps=[...]) as tid:'")
+        self._check_chunk(node, label, keywords)
         init_node = keywords.get("init_values")
         if "stage" in keywords:
             stage = self.expr(keywords["stage"])
@@ -377,6 +378,25 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             post.append(self._assign_many(node, carry.targets,
                                           [self.read_slot(s) for s in carry.slots]))
         return [s for s in pre + [loop] + post if s is not None]
+
+    def _check_chunk(self, node, label, keywords):
+        """`chunk=C` (and `chunk_policy=`) as PyPTO checked them before #1895 removed them: a
+        loop split into chunks of C iterations runs the same iterations, so nothing else
+        changes here."""
+        if "chunk" in keywords:
+            chunk = self.expr(keywords["chunk"])
+            if not ir_nodes.is_compile_time_int(chunk):
+                raise self.error(node, "%s: chunk must be a compile-time constant positive integer, "
+                                 "got '%s'" % (label, self.text(keywords["chunk"])))
+            if chunk["v"] <= 0:
+                raise self.error(node, "%s: chunk must be a positive integer, got %d"
+                                 % (label, chunk["v"]))
+        if "chunk_policy" in keywords:
+            policy = keywords["chunk_policy"]
+            if not (isinstance(policy, ast.Constant) and policy.value in constructs.CHUNK_POLICIES):
+                raise self.error(node, "%s: chunk_policy must be one of the string literals %s, got "
+                                 "'%s'" % (label, " or ".join('"%s"' % p for p in constructs.CHUNK_POLICIES),
+                                          self.text(policy)))
 
     def _ordered(self, body):
         """Whether a parallel body's iterations are linked through an array from before the

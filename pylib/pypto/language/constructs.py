@@ -4,9 +4,11 @@ op_table.py; both tables are turned into `pl.*` placeholders by placeholders.py.
 
 # Loop iterators usable as `for v in pl.<name>(start?, stop, step?)`:
 # name -> (IR `kind`, accepted keywords).
+# `chunk=` / `chunk_policy=` (PyPTO before #1895 removed them) split a loop into chunks of
+# the same iterations: a scheduling choice, checked and otherwise without effect here.
 LOOPS = {
-    "range": ("range", ("init_values",)),
-    "parallel": ("parallel", ()),
+    "range": ("range", ("init_values", "chunk", "chunk_policy")),
+    "parallel": ("parallel", ("chunk", "chunk_policy")),
     "unroll": ("unroll", ()),
     "pipeline": ("pipeline", ("stage", "init_values")),
     # pl.spmd(core_num) takes exactly one positional argument.
@@ -15,6 +17,7 @@ LOOPS = {
     # pl.split_aiv(2, mode=...): one iteration per AIV lane (aiv_split.py).
     "split_aiv": ("parallel", ("mode",)),
 }
+CHUNK_POLICIES = ("guarded", "leading_full")
 LOOP_PARAMS = ("start", "stop", "step")
 
 # Region context managers usable as `with pl.<name>(...)`: name -> accepted keywords.
@@ -51,6 +54,10 @@ SYSTEM_NOOPS = ("syncall", "fence", "cacheinvalid")
 # pl.system.<name> that give a task id: task_dummy(deps=[...]) (a barrier task that only
 # waits) and task_invalid() ("no task", what None means in deps=).
 SYSTEM_TASKS = ("task_dummy", "task_invalid")
+
+# pl.prefetch.<name>: GM -> L2 cache warming. The data is already where a read finds it on
+# the simulator, so these only check their arguments (prefetch.py).
+PREFETCH = ("make_context", "async_prefetch", "session", "wait")
 
 # Namespaced spellings whose op has another name at top level: (namespace, attr) -> op.
 # Every other `pl.tile.X` / `pl.tensor.X` is the op `X` itself.
