@@ -5,6 +5,7 @@ The stages run in the native core; this module only normalises the arguments.
 
 from pathlib import Path
 
+from golden import legacy_config
 from golden.bench import BenchStats
 from golden.native import native
 from golden.result import RunResult
@@ -43,13 +44,21 @@ def run(
     golden_data=None,
     *,
     program=None,
+    compile_cfg=None,
+    runtime_cfg=None,
 ):
     """Runs `fn` (a @pl.jit kernel or @pl.program) against `golden_fn` (or the snapshot in
-    `golden_data`) and returns a RunResult."""
+    `golden_data`) and returns a RunResult. The older form `run(program=..., compile_cfg=...,
+    runtime_cfg=...)` takes pypto.ir.compile's keywords and execute_compiled's instead of
+    config= (golden/legacy_config.py)."""
     if program is not None:
         if fn is not None:
             raise TypeError("pass the kernel as fn= or program=, not both")
         fn = program
+    if compile_cfg is not None or runtime_cfg is not None:
+        if config is not None:
+            raise TypeError("pass config= or the older compile_cfg= / runtime_cfg=, not both")
+        config = legacy_config.program_config(compile_cfg, runtime_cfg)
     # pypto-golden --save-data / --golden-data / --runtime-dir / --compile-only win over the
     # script's keywords: they are how a user replays a run without editing the script.
     overrides = native.host_overrides()
@@ -96,12 +105,9 @@ def run_jit(
     runtime_dir=None,
     save_data=False,
 ):
-    """The older harness entry: compile_cfg and runtime_cfg merged into one config."""
-    config = dict(compile_cfg or {})
-    for key, value in (runtime_cfg or {}).items():
-        if key in config and config[key] != value:
-            raise TypeError(f"{key!r} is given in both compile_cfg and runtime_cfg with different values")
-        config[key] = value
+    """The older harness entry for a @pl.jit kernel: compile_cfg holds RunConfig fields,
+    runtime_cfg execute_compiled's keywords (golden/legacy_config.py)."""
+    config = legacy_config.jit_config(compile_cfg, runtime_cfg)
     return run(
         fn=fn,
         specs=specs,

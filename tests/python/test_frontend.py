@@ -429,7 +429,7 @@ def test_rebound_specialised_scalar_is_seeded_in_a_prologue(tmp_path, builds):
 
 # ---------------------------------------------------------------- compile errors
 
-LOOPS = "pl.range(...), pl.parallel(...), pl.unroll(...), pl.pipeline(...) or pl.spmd(...)"
+LOOPS = "pl.range(...), pl.parallel(...), pl.unroll(...), pl.pipeline(...), pl.spmd(...) or pl.split_aiv(...)"
 
 ERROR_CASES = [
     ("unknown_op", "y[0:8] = pl.frobnicate(x, x)", "y[0:8] =", "unknown op 'pl.frobnicate'"),

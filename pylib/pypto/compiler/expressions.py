@@ -13,6 +13,7 @@ from pypto.compiler.arrays import ArrayMixin
 from pypto.compiler.errors import KernelCompileError
 from pypto.compiler.ir_nodes import const, is_const, is_pure
 from pypto.compiler.kernel_source import MISSING
+from pypto.compiler.prefetch import PrefetchMixin
 from pypto.compiler.task_deps import is_task_id
 from pypto.compiler.syntax_names import unsupported
 from pypto.compiler.tys import UNKNOWN, Ty
@@ -73,7 +74,7 @@ def _dtype_of_ir(ir):
     return None
 
 
-class ExprTranslator(ArrayMixin):
+class ExprTranslator(ArrayMixin, PrefetchMixin):
     """Expression half of the translator. State (slots, env, scope, planes) is set up by
     statements.FunctionTranslator."""
 
@@ -493,6 +494,9 @@ class ExprTranslator(ArrayMixin):
         task = getattr(fn, "_pypto_task", None)
         if task is not None:
             return self.task_call(node, task)
+        prefetch = getattr(fn, "_pypto_prefetch", None)
+        if prefetch is not None:
+            return self.prefetch_call(node, prefetch)
         name = self.text(func)
         if getattr(fn, "_pypto_loop", None):
             raise self.error(node, "%s(...) can only be used as a for-loop iterator" % name)
@@ -685,7 +689,9 @@ class ExprTranslator(ArrayMixin):
         if name in ("get_block_idx", "get_block_num", "get_subblock_idx"):
             if node.args or node.keywords:
                 raise self.error(node, "%s takes no arguments" % label)
-            if name == "get_subblock_idx" or not self.spmd:
+            if name == "get_subblock_idx":
+                return self.subblock_idx(node, label)
+            if not self.spmd:
                 ir = const("int64", 1 if name == "get_block_num" else 0)
                 return ir, tys.of_pure(ir)
             var, num = self.spmd[-1]
@@ -732,6 +738,15 @@ class ExprTranslator(ArrayMixin):
             print("[static_print] %s:%d: %s" % (self.scope.kernel.source_file, line,
                                                 " ".join(parts)))
             return self.fold(node, None)
+        if name == "aiv_shard":
+            return self.aiv_shard(node, label)
+        if name == "aic_gather":
+            raise self.error(node, "%s (the AIV lanes' values handed back to the cube) is not "
+                             "supported by the simulator; store each lane's result into a tensor "
+                             "instead" % label)
+        if name == "spmd_submit":
+            raise self.error(node, "pl.spmd_submit(...) must be unpacked as a 2-tuple: "
+                             "`out, tid = pl.spmd_submit(self.kernel, ..., core_num=N)`")
         if name == "yield_":
             raise self.error(node, "pl.yield_(...) must be a statement of its own or the whole "
                              "right-hand side of an assignment")

@@ -79,6 +79,17 @@ def is_call(ir: Expr | None) -> bool:
     return ir is not None and ir["e"] == "call"
 
 
+# Ops whose result is the tensor (array) they write in place: op -> position of that argument.
+_RETURNS_TARGET = {"assemble": 0, "store": 2, "array_update_element": 0}
+
+
+def written_target(ir: Expr | None) -> Expr | None:
+    """The argument a write-in-place call returns (`pl.assemble(buf, ...)` -> `buf`), else
+    None."""
+    pos = _RETURNS_TARGET.get(ir["op"]) if is_call(ir) else None
+    return ir["args"][pos] if pos is not None and len(ir["args"]) > pos else None
+
+
 def is_tuple(ir: Expr | None) -> bool:
     return ir is not None and ir["e"] == "tuple"
 

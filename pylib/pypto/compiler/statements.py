@@ -6,10 +6,12 @@ import builtins
 import contextlib
 
 from pypto.compiler import ir_nodes, tys
+from pypto.compiler.aiv_split import AivSplitMixin
 from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
 from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
+from pypto.compiler.spmd_submit import SpmdSubmitMixin
 from pypto.compiler.task_deps import TaskDepsMixin, arrays_linking_iterations
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs
@@ -31,15 +33,10 @@ class _Carry:
         self.targets = None
 
 
-# Ops whose result is their target tensor (arg 0 for assemble, arg 2 for store).
-_RETURNS_TARGET = {"assemble": 0, "store": 2, "array_update_element": 0}
-
-
 def _is_write_into(value, slot):
     if ir_nodes.is_var(value):
         return ir_nodes.is_var(value, slot)
-    pos = _RETURNS_TARGET.get(value["op"]) if ir_nodes.is_call(value) else None
-    return pos is not None and len(value["args"]) > pos and ir_nodes.is_var(value["args"][pos], slot)
+    return ir_nodes.is_var(ir_nodes.written_target(value), slot)
 
 
 def _slots_given_new_values(stmts, slots):
@@ -87,7 +84,8 @@ def _join_env(a, b):
     return {slot: tys.join(a.get(slot), b.get(slot)) for slot in set(a) | set(b)}
 
 
-class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
+class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMixin,
+                         ExprTranslator):
     def __init__(self, kernel, spec, kind="orchestration", program=None):
         self.kernel = kernel
         self.spec = spec
@@ -114,18 +112,19 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         self.num_returns = None    # set by the entry's first `return`
         self.task_sites = 0        # task ids handed out (task_deps.new_task_id)
         self.manual_scopes = 0     # depth of pl.manual_scope() / pl.scope(mode=MANUAL)
+        self.aiv_regions = []      # enclosing pl.split_aiv regions (aiv_split.AivRegion)
 
     @contextlib.contextmanager
     def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None,
-               manual=False):
+               manual=False, aiv=None):
         """Translate a nested region: a loop or if body (`yields`: the ("loop", carry) /
         ("plain",) / ("if",) context of its pl.yield_), an InCore region (`incore`), a
         pl.spmd body (`spmd`: its (block index, block count)), a spliced function
-        (`scope`: its names, with a yield context of its own; `splicing`: its kernel) or a
-        manual-dependency scope (`manual`). All of this state is as before once the region
-        is left, also when it failed."""
+        (`scope`: its names, with a yield context of its own; `splicing`: its kernel), a
+        manual-dependency scope (`manual`) or a pl.split_aiv body (`aiv`: its AivRegion).
+        All of this state is as before once the region is left, also when it failed."""
         saved = (self.scope, self.yields, self.incore, self.spmd, self.active,
-                 self.manual_scopes)
+                 self.manual_scopes, self.aiv_regions)
         if scope is not None:
             self.scope = scope
             yields = yields or ("function",)
@@ -137,11 +136,13 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         if splicing is not None:
             self.active = self.active + [splicing]
         self.manual_scopes += 1 if manual else 0
+        if aiv is not None:
+            self.aiv_regions = self.aiv_regions + [aiv]
         try:
             yield
         finally:
             (self.scope, self.yields, self.incore, self.spmd, self.active,
-             self.manual_scopes) = saved
+             self.manual_scopes, self.aiv_regions) = saved
 
     @staticmethod
     def scalar_const(param):
@@ -195,6 +196,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         if isinstance(value, ast.Call):
             if self.is_yield(value):
                 return self.yield_stmt(node, value, target)
+            if self.special_of(value) == "spmd_submit":
+                return self.spmd_submit(node, target, value)
             callee = self.resolve_callee(value)
             if callee is not None and self._names_target(target):
                 names = [target] if isinstance(target, ast.Name) else target.elts
@@ -296,6 +299,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
                              % (_LOOPS, self.text(it)))
         kind, allowed = constructs.LOOPS[name]
         label = "pl.%s()" % name
+        if name == "split_aiv":
+            return self.split_aiv_loop(node, it, label)
         if any(isinstance(a, ast.Starred) for a in it.args):
             raise self.error(node, "%s: *args are not supported" % label)
         if name == "spmd":
@@ -309,6 +314,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         if name == "spmd" and "deps" in keywords:
             raise self.error(node, "pl.spmd() does not accept 'deps=' here: the for-form captures "
                              "no task id; use 'with pl.spmd(n, deps=[...]) as tid:'")
+        self._check_chunk(node, label, keywords)
         init_node = keywords.get("init_values")
         if "stage" in keywords:
             stage = self.expr(keywords["stage"])
@@ -373,6 +379,25 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
                                           [self.read_slot(s) for s in carry.slots]))
         return [s for s in pre + [loop] + post if s is not None]
 
+    def _check_chunk(self, node, label, keywords):
+        """`chunk=C` (and `chunk_policy=`) as PyPTO checked them before #1895 removed them: a
+        loop split into chunks of C iterations runs the same iterations, so nothing else
+        changes here."""
+        if "chunk" in keywords:
+            chunk = self.expr(keywords["chunk"])
+            if not ir_nodes.is_compile_time_int(chunk):
+                raise self.error(node, "%s: chunk must be a compile-time constant positive integer, "
+                                 "got '%s'" % (label, self.text(keywords["chunk"])))
+            if chunk["v"] <= 0:
+                raise self.error(node, "%s: chunk must be a positive integer, got %d"
+                                 % (label, chunk["v"]))
+        if "chunk_policy" in keywords:
+            policy = keywords["chunk_policy"]
+            if not (isinstance(policy, ast.Constant) and policy.value in constructs.CHUNK_POLICIES):
+                raise self.error(node, "%s: chunk_policy must be one of the string literals %s, got "
+                                 "'%s'" % (label, " or ".join('"%s"' % p for p in constructs.CHUNK_POLICIES),
+                                          self.text(policy)))
+
     def _ordered(self, body):
         """Whether a parallel body's iterations are linked through an array from before the
         loop (one reads what another writes, e.g. `deps=[tids[i - 1]]` after `tids[i] =
@@ -380,13 +405,13 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         arrays = [slot for slot, ty in self.env.items() if ty is not None and ty.kind == "array"]
         return bool(arrays_linking_iterations(body, arrays, _slots_given_new_values))
 
-    def _drop_rebound(self, node, label, outer, body):
+    def _drop_rebound(self, node, label, outer, body, why=None):
         """Names of the enclosing scope (`outer`: slot -> name) that a parallel body
-        (pl.parallel, pl.spmd) gives a new value keep their value from before the loop: the
-        iterations run independently and carry nothing out. Reading one afterwards is a
-        compile error that says how to carry it. A write into the tensor itself
-        (`buf = pl.assemble(buf, ...)`, a helper that returns the tensor it wrote) is not a
-        new value."""
+        (pl.parallel, pl.spmd, pl.split_aiv) gives a new value keep their value from before
+        the loop: the iterations run independently and carry nothing out. Reading one
+        afterwards is a compile error that says how to carry it (`why`: what it says of the
+        body, after "at line N, "). A write into the tensor itself (`buf = pl.assemble(buf,
+        ...)`, a helper that returns the tensor it wrote) is not a new value."""
         for slot in _slots_given_new_values(body, set(outer)):
             name = outer[slot]
             task_id = _only_task_ids(body, slot)
@@ -395,12 +420,12 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
                 # every iteration's task; all of them have finished once the loop has.
                 self.env[slot] = tys.of_pure(task_id)
                 continue
-            self.env[slot] = self.env[slot].replace(dropped=(
-                "'%s' was rebound inside the %s body at line %d, whose iterations run "
-                "independently and carry no value out of the loop, so here it still holds "
-                "its value from before the loop; to carry it, use pl.range(..., "
-                "init_values=(%s,)) with pl.yield_, or write the result into a tensor"
-                % (name, label, node.lineno, name)))
+            reason = why or (
+                "whose iterations run independently and carry no value out of the loop, so here it "
+                "still holds its value from before the loop; to carry it, use pl.range(..., "
+                "init_values=(%s,)) with pl.yield_, or write the result into a tensor" % name)
+            self.env[slot] = self.env[slot].replace(dropped="'%s' was rebound inside the %s body at "
+                                                    "line %d, %s" % (name, label, node.lineno, reason))
 
     def _region_keywords(self, node, call, label, allowed):
         out = {}
@@ -457,11 +482,15 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, ExprTranslator):
         return ir_nodes.unpack(self.stmt_line(node), list(slots), value)
 
     # -- pl.yield_ ----------------------------------------------------------------------
-    def is_yield(self, call):
+    def special_of(self, call):
+        """The frontend special (constructs.SPECIALS) a call is of, or None."""
         if not isinstance(call.func, (ast.Name, ast.Attribute)) \
                 or not self.is_static_chain(call.func):
-            return False
-        return getattr(self.static_value(call.func), "_pypto_special", None) == "yield_"
+            return None
+        return getattr(self.static_value(call.func), "_pypto_special", None)
+
+    def is_yield(self, call):
+        return self.special_of(call) == "yield_"
 
     def yield_stmt(self, node, call, target):
         if call.keywords or any(isinstance(a, ast.Starred) for a in call.args) \

@@ -104,7 +104,7 @@ class TaskDepsMixin:
                     per_element = per_element or elt
             else:
                 raise self.error(elt, "%s deps= entries must be %s, got '%s' (%s)"
-                                 % (label, _DEPS_HINT, self.text(elt), _describe_ty(ty)))
+                                 % (label, _DEPS_HINT, self.text(elt), tys.describe(ty)))
             if whole is not None and per_element is not None:
                 raise self.error(elt, "%s deps= cannot mix a whole TASK_ID array ('%s') with "
                                  "per-element entries ('%s'); pass the array alone or index it "
@@ -175,18 +175,19 @@ class TaskDepsMixin:
         raise self.error(it, "%s deps= comprehension iterable must be a compile-time range(...) "
                          "or sequence of ints, got '%s'" % (label, self.text(it)))
 
-    def no_dep_args(self, label, value):
-        """`no_dep_args=[t1, t2]`: tensors left out of automatic dependency tracking; each
-        must be a bare tensor name (no effect on the simulator)."""
+    def no_dep_args(self, label, value, keyword="no_dep_args"):
+        """`no_dep_args=[t1, t2]`: tensors left out of automatic dependency tracking (and
+        pl.spmd_submit's `dumps=[...]`, tensors to dump); each must be a bare tensor name (no
+        effect on the simulator)."""
         if not isinstance(value, (ast.List, ast.Tuple)):
-            raise self.error(value, "%s no_dep_args= must be a list of tensor names, got '%s'"
-                             % (label, self.text(value)))
+            raise self.error(value, "%s %s= must be a list of tensor names, got '%s'"
+                             % (label, keyword, self.text(value)))
         for elt in value.elts:
             ty = self.texpr(elt)[1] if isinstance(elt, ast.Name) else None
             if ty is None or not ty.is_tensor:
-                raise self.error(elt, "%s no_dep_args= entries must be tensor names, got '%s'%s"
-                                 % (label, self.text(elt),
-                                    "" if ty is None else " (%s)" % _describe_ty(ty)))
+                raise self.error(elt, "%s %s= entries must be tensor names, got '%s'%s"
+                                 % (label, keyword, self.text(elt),
+                                    "" if ty is None else " (%s)" % tys.describe(ty)))
 
     def deps_stmt(self, node, reads):
         """The statement that evaluates the run-time reads of a deps= list (or None)."""
@@ -217,16 +218,6 @@ class TaskDepsMixin:
         if stmt is not None:
             self.pending.append(stmt)
         return self.new_task_id()
-
-
-def _describe_ty(ty):
-    if ty.kind == "scalar":
-        return "a %s scalar" % (ty.dtype or "scalar of unknown dtype")
-    if ty.kind == "array":
-        return "a pl.Array of %s" % ty.dtype
-    if ty.is_tensor:
-        return "a tensor"
-    return "a %s" % (ty.kind or "value of unknown type")
 
 
 def array_ty(extent, dtype):

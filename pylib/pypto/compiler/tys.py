@@ -11,7 +11,8 @@ _WIDE_INTS = ("int64", "index")
 
 
 class Ty:
-    """kind: None (unknown), "tensor", "scalar", "str", "dtype", "none", "list", "tuple".
+    """kind: None (unknown), "tensor", "scalar", "str", "dtype", "none", "list", "tuple", or
+    a handle kind of HANDLE_NAMES.
     shape: tuple of int / None (unknown extent) or None (unknown rank). value: an IR node
     that is a compile-time constant, or None. stable: False for a name whose value may come
     from an earlier loop iteration (then nothing about it is folded). dropped: why reading
@@ -47,6 +48,23 @@ class Ty:
 
 
 UNKNOWN = Ty()
+
+# What error messages call a value of each handle kind (pl.prefetch's opaque results).
+HANDLE_NAMES = {"prefetch_context": "a PrefetchAsyncContext", "async_event": "an AsyncEvent",
+                "async_session": "an AsyncSession"}
+
+
+def describe(ty):
+    """'a tensor', 'a int64 scalar', ...: what a value is, for error messages."""
+    if ty.kind == "scalar":
+        return "a %s scalar" % (ty.dtype or "scalar of unknown dtype")
+    if ty.kind == "array":
+        return "a pl.Array of %s" % ty.dtype
+    if ty.is_tensor:
+        return "a tensor"
+    if ty.kind in HANDLE_NAMES:
+        return HANDLE_NAMES[ty.kind]
+    return "a %s" % (ty.kind or "value of unknown type")
 
 
 def tensor(dtype=None, shape=None):

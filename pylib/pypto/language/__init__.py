@@ -29,7 +29,7 @@ __all__ = sorted(n for n in set(
      "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "BOOL", "INDEX", "TASK_ID", "DynVar", "dynamic", "Tensor",
      "TensorType", "Tile", "TileType", "Scalar", "ScalarType", "Out", "InOut",
      "DirectionType", "RUNTIME", "Level", "FunctionType", "jit", "program", "function",
-     "tile", "tensor", "system", "array", "Array", "ArrayType", "TaskId"] + list(_enums.__all__)
+     "tile", "tensor", "system", "array", "prefetch", "Array", "ArrayType", "TaskId"] + list(_enums.__all__)
     + list(_op_table.OPS) + list(_constructs.FRONTEND_OPS) + list(_constructs.REGIONS)
     + list(_constructs.SPECIALS) + list(_constructs.LOOPS))
     if not hasattr(_builtins, n))

@@ -4,15 +4,20 @@ op_table.py; both tables are turned into `pl.*` placeholders by placeholders.py.
 
 # Loop iterators usable as `for v in pl.<name>(start?, stop, step?)`:
 # name -> (IR `kind`, accepted keywords).
+# `chunk=` / `chunk_policy=` (PyPTO before #1895 removed them) split a loop into chunks of
+# the same iterations: a scheduling choice, checked and otherwise without effect here.
 LOOPS = {
-    "range": ("range", ("init_values",)),
-    "parallel": ("parallel", ()),
+    "range": ("range", ("init_values", "chunk", "chunk_policy")),
+    "parallel": ("parallel", ("chunk", "chunk_policy")),
     "unroll": ("unroll", ()),
     "pipeline": ("pipeline", ("stage", "init_values")),
     # pl.spmd(core_num) takes exactly one positional argument.
     "spmd": ("spmd", ("sync_start", "name_hint", "optimizations", "deps",
                       "allow_early_resolve")),
+    # pl.split_aiv(2, mode=...): one iteration per AIV lane (aiv_split.py).
+    "split_aiv": ("parallel", ("mode",)),
 }
+CHUNK_POLICIES = ("guarded", "leading_full")
 LOOP_PARAMS = ("start", "stop", "step")
 
 # Region context managers usable as `with pl.<name>(...)`: name -> accepted keywords.
@@ -33,7 +38,10 @@ SPECIALS = (
     "yield_",           # loop-carried values / if-else results
     "get_block_idx",    # the block index inside pl.spmd
     "get_block_num",    # the block count of the enclosing pl.spmd
-    "get_subblock_idx",  # AIV lane: always 0 (no split_aiv)
+    "get_subblock_idx",  # AIV lane: the pl.split_aiv lane, 0 outside one
+    "aiv_shard",        # a lane's share of a cube result inside pl.split_aiv
+    "aic_gather",       # the lanes' shares rejoined for the cube (not simulated)
+    "spmd_submit",      # `out, tid = pl.spmd_submit(self.kernel, ..., core_num=N)`
     "no_dep",           # scheduling hints: return their argument
     "dump_tag",
     "static_assert",    # compile-time checks and prints
@@ -46,6 +54,10 @@ SYSTEM_NOOPS = ("syncall", "fence", "cacheinvalid")
 # pl.system.<name> that give a task id: task_dummy(deps=[...]) (a barrier task that only
 # waits) and task_invalid() ("no task", what None means in deps=).
 SYSTEM_TASKS = ("task_dummy", "task_invalid")
+
+# pl.prefetch.<name>: GM -> L2 cache warming. The data is already where a read finds it on
+# the simulator, so these only check their arguments (prefetch.py).
+PREFETCH = ("make_context", "async_prefetch", "session", "wait")
 
 # Namespaced spellings whose op has another name at top level: (namespace, attr) -> op.
 # Every other `pl.tile.X` / `pl.tensor.X` is the op `X` itself.

@@ -5,7 +5,8 @@ The frontend turns a member into a string constant "<Enum>.<member>" in the IR
 
 import enum
 
-__all__ = ["PadValue", "MaskPattern", "AtomicType", "CmpType", "RoundMode", "MemorySpace", "ScopeMode"]
+__all__ = ["PadValue", "MaskPattern", "AtomicType", "CmpType", "RoundMode", "MemorySpace", "ScopeMode",
+           "SplitMode"]
 
 
 class PadValue(enum.Enum):
@@ -73,3 +74,12 @@ class ScopeMode(enum.Enum):
     program order on the simulator, which satisfies both."""
     AUTO = 0
     MANUAL = 1
+
+
+class SplitMode(enum.Enum):
+    """How a `for aiv_id in pl.split_aiv(2, mode=...)` region shares its work between the two
+    AIV lanes of a core: NONE runs the whole body on both lanes (the body dispatches by
+    aiv_id); UP_DOWN / LEFT_RIGHT halve the region's tiles by rows / columns."""
+    NONE = 0
+    UP_DOWN = 1
+    LEFT_RIGHT = 2

@@ -1,6 +1,6 @@
 """Stand-ins for the `pl.*` callables: the runtime ops of op_table and the frontend's own
-constructs (constructs.py), plus the namespaces `pl.tile`, `pl.tensor`, `pl.system` and
-`pl.array`.
+constructs (constructs.py), plus the namespaces `pl.tile`, `pl.tensor`, `pl.system`,
+`pl.array` and `pl.prefetch`.
 Kernel bodies are parsed, never run, so calling one of these from Python is always a
 mistake; the frontend recognises them by the `_pypto_*` attributes set here.
 
@@ -71,8 +71,23 @@ def _system_call(name):
     return _system_noop(name) if name in constructs.SYSTEM_NOOPS else None
 
 
+def _prefetch_call(name):
+    """pl.prefetch.<name>: checked by the frontend, no effect on the simulator."""
+    if name not in constructs.PREFETCH:
+        return None
+    key = "prefetch." + name
+    if key not in _MADE:
+        fn = _eager_guard("prefetch ops", key)
+        fn._pypto_prefetch = name
+        _MADE[key] = fn
+    return _MADE[key]
+
+
+_TILE_SPECIALS = ("get_block_idx", "get_block_num", "get_subblock_idx", "aiv_shard", "aic_gather")
+
+
 class Namespace:
-    """`pl.tile`, `pl.tensor`, `pl.system`: attribute access resolves to the same op
+    """`pl.tile`, `pl.tensor`, `pl.system`, `pl.prefetch`: attribute access resolves to the same op
     placeholders and enums as the top-level `pl.X`."""
 
     _pypto_namespace = True
@@ -86,6 +101,8 @@ class Namespace:
     def _resolve(self, attr):
         if self._name == "system":
             return _system_call(attr)
+        if self._name == "prefetch":
+            return _prefetch_call(attr)
         if self._name == "array":
             op = constructs.NAMESPACE_ALIASES.get(("array", attr))
             return placeholder(op) if op in op_table.OPS else None
@@ -96,8 +113,7 @@ class Namespace:
             return placeholder(alias)
         if attr in op_table.OPS or attr in constructs.FRONTEND_OPS:
             return placeholder(attr)
-        if self._name == "tile" and attr in ("get_block_idx", "get_block_num",
-                                              "get_subblock_idx"):
+        if self._name == "tile" and attr in _TILE_SPECIALS:
             return placeholder(attr)
         return None
 
@@ -112,6 +128,8 @@ class Namespace:
     def __dir__(self):
         if self._name == "system":
             return sorted(constructs.SYSTEM_NOOPS + constructs.SYSTEM_TASKS)
+        if self._name == "prefetch":
+            return sorted(constructs.PREFETCH)
         if self._name == "array":
             return sorted(a for (ns, a) in constructs.NAMESPACE_ALIASES if ns == "array")
         names = set(op_table.OPS) | set(constructs.FRONTEND_OPS)
@@ -119,7 +137,7 @@ class Namespace:
         names |= {a for (ns, a), op in constructs.NAMESPACE_ALIASES.items()
                   if ns == self._name and (op in op_table.OPS or op in constructs.FRONTEND_OPS)}
         if self._name == "tile":
-            names |= {"get_block_idx", "get_block_num", "get_subblock_idx"}
+            names |= set(_TILE_SPECIALS)
         return sorted(names)
 
 
@@ -130,5 +148,5 @@ def make_all():
              + list(constructs.REGIONS) + list(constructs.SPECIALS))
     made = {name: placeholder(name) for name in names}
     made.update(tile=Namespace("tile"), tensor=Namespace("tensor"), system=Namespace("system"),
-                array=Namespace("array"))
+                array=Namespace("array"), prefetch=Namespace("prefetch"))
     return made
