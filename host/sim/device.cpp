@@ -39,6 +39,7 @@ DeviceOptions device_options_from_env() {
     o.threads = static_cast<int>(n);
   }
   o.shuffle = env_flag("PYPTO_SIM_SHUFFLE");
+  o.nan_check = env_flag("PYPTO_SIM_NAN_CHECK");
   if (const char* raw = std::getenv("PYPTO_SIM_OUT_INIT")) {
     const std::string v(raw);
     if (v != "poison" && v != "zero")

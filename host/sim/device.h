@@ -21,6 +21,13 @@ struct DeviceOptions {
   bool shuffle = false;   // PYPTO_SIM_SHUFFLE: independent iterations in random order
   uint64_t seed = 0;
   bool zero_outputs = false;  // PYPTO_SIM_OUT_INIT=zero: pure Out memory starts zeroed, not poisoned
+  bool nan_check = false;     // PYPTO_SIM_NAN_CHECK: the first op to make a NaN / inf is an error
+
+  bool operator==(const DeviceOptions& o) const {
+    return threads == o.threads && shuffle == o.shuffle && seed == o.seed && zero_outputs == o.zero_outputs &&
+           nan_check == o.nan_check;
+  }
+  bool operator!=(const DeviceOptions& o) const { return !(*this == o); }
 };
 
 // Elements of a device tensor that still hold the poison pattern of allocate_output.
@@ -29,7 +36,7 @@ struct PoisonScan {
   int64_t first = -1;  // flat index of the first one, -1 when none
 };
 
-// Reads PYPTO_SIM_THREADS / PYPTO_SIM_SHUFFLE / PYPTO_SIM_OUT_INIT; throws std::invalid_argument naming the
+// Reads PYPTO_SIM_THREADS / PYPTO_SIM_SHUFFLE / PYPTO_SIM_OUT_INIT / PYPTO_SIM_NAN_CHECK; throws std::invalid_argument naming the
 // variable, what it must be and what it holds.
 DeviceOptions device_options_from_env();
 

@@ -12,7 +12,7 @@ std::shared_ptr<Device> simulated_device(int id) {
   DeviceOptions wanted = device_options_from_env();
   std::lock_guard<std::mutex> lock(mu);
   auto& slot = devices[id];
-  if (!slot || slot->options().threads != wanted.threads || slot->options().shuffle != wanted.shuffle)
+  if (!slot || slot->options() != wanted)  // a PYPTO_SIM_* variable changed: a device with the new options
     slot = std::make_shared<Device>(id, wanted);
   return slot;
 }

@@ -1,5 +1,6 @@
 #include "sim/expressions.h"
 
+#include "sim/finite_check.h"
 #include "sim/kernel_error.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
@@ -13,6 +14,17 @@ namespace pypto_golden::sim {
 void Expr::eval_into(Frame& frame, const at::Tensor& dst) const { assign_into(eval(frame), dst); }
 
 void assign_into(const Value& v, const at::Tensor& dst) { assign_value(v, dst); }
+
+namespace {
+
+// An op of the table on evaluated arguments, its result checked under PYPTO_SIM_NAN_CHECK.
+Value run_op(const OpDef& op, const OpArgs& args) {
+  Value v = op.fn(args);
+  if (finite_check_on(args)) check_finite_result(args, v);
+  return v;
+}
+
+}  // namespace
 
 Value VarExpr::eval(Frame& frame) const {
   const Value& v = frame.slots[static_cast<size_t>(slot_)];
@@ -134,7 +146,7 @@ Value BinOpExpr::eval(Frame& frame) const {
     args.device = frame.device;
     args.positional.push_back(std::move(a));
     args.positional.push_back(std::move(b));
-    return tensor_op_->fn(args);
+    return run_op(*tensor_op_, args);
   }
   if (b.is_tensor())
     throw KernelError("operator '" + symbol_ + "' with a scalar on the left and a tensor on the right; "
@@ -153,7 +165,7 @@ Value UnaryExpr::eval(Frame& frame) const {
     args.op = neg_op_->name.c_str();
     args.device = frame.device;
     args.positional.push_back(std::move(v));
-    return neg_op_->fn(args);
+    return run_op(*neg_op_, args);
   }
   throw KernelError("unary '-' needs a scalar or a tensor, got " + v.describe());
 }
@@ -176,12 +188,15 @@ OpArgs CallExpr::evaluate_args(Frame& frame) const {
   return args;
 }
 
-Value CallExpr::eval(Frame& frame) const { return op_->fn(evaluate_args(frame)); }
+Value CallExpr::eval(Frame& frame) const { return run_op(*op_, evaluate_args(frame)); }
 
 void CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
   OpArgs args = evaluate_args(frame);
-  if (op_->into && op_->into(args, dst)) return;
-  assign_into(op_->fn(args), dst);
+  if (op_->into && op_->into(args, dst)) {
+    if (finite_check_on(args)) check_finite_result(args, Value::from_tensor(dst));
+    return;
+  }
+  assign_into(run_op(*op_, args), dst);
 }
 
 Value SequenceExpr::eval(Frame& frame) const {

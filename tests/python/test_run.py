@@ -43,7 +43,8 @@ def golden_fn(v):
 @pytest.fixture(autouse=True)
 def build_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
-    for knob in ("PYPTO_SIM_THREADS", "PYPTO_SIM_SHUFFLE", "PYPTO_SIM_OUT_INIT", "PYPTO_GOLDEN_MEMORY_LIMIT"):
+    for knob in ("PYPTO_SIM_THREADS", "PYPTO_SIM_SHUFFLE", "PYPTO_SIM_OUT_INIT", "PYPTO_SIM_NAN_CHECK",
+                 "PYPTO_GOLDEN_MEMORY_LIMIT"):
         monkeypatch.delenv(knob, raising=False)
 
 
@@ -283,3 +284,24 @@ def test_calling_a_compiled_program_on_hardware_platforms_names_the_simulator():
         prog(x, y, config=RunConfig(platform="a5"))
     assert str(err.value) == ("platform 'a5' needs an Ascend NPU runtime (CANN and a device), which this machine "
                               "does not have; run on the simulator with -p a5sim")
+
+
+@pl.jit
+def takes_a_root_of_negatives(x: pl.Tensor[[N, N], pl.FP32], y: pl.Out[pl.Tensor[[N, N], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="roots"):
+        shifted = pl.sub(x[:, :], 2.0)
+        y[:, :] = pl.sqrt(shifted)
+    return y
+
+
+def test_nan_check_names_the_op_that_first_makes_a_nan(monkeypatch):
+    x_spec = [TensorSpec("x", [N, N], torch.float32, init_value=torch.arange(N * N, dtype=torch.float32).reshape(N, N)),
+              TensorSpec("y", [N, N], torch.float32)]
+    assert not run(fn=takes_a_root_of_negatives, specs=x_spec,
+                   golden_fn=lambda v: v["y"].copy_((v["x"] - 2).sqrt())).passed  # NaN is never equal
+    monkeypatch.setenv("PYPTO_SIM_NAN_CHECK", "1")
+    with pytest.raises(golden.KernelError) as info:
+        run(fn=takes_a_root_of_negatives, specs=x_spec)
+    line = open(__file__).read().splitlines().index("        y[:, :] = pl.sqrt(shifted)") + 1
+    assert str(info.value) == ("%s:%d: pl.sqrt produced NaN at index (0, 0) of its (32, 32) result from inputs that "
+                               "are all finite (PYPTO_SIM_NAN_CHECK)" % (__file__, line))
