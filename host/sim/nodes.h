@@ -19,6 +19,7 @@ struct Frame {
   Device* device = nullptr;
   std::vector<Value> slots;
   std::vector<int> active_loop_vars;  // innermost last; named in error messages
+  bool in_parallel = false;           // inside an iteration of a pl.parallel / pl.spmd loop
   bool returned = false;
   Value return_value;
 };

@@ -134,6 +134,7 @@ class Loader {
                                          expr(need(s, "value")));
     }
     if (kind == "expr") return std::make_unique<ExprStmt>(line, expr(need(s, "value")));
+    if (kind == "barrier") return std::make_unique<BarrierStmt>(line);
     if (kind == "if")
       return std::make_unique<IfStmt>(line, expr(need(s, "cond")), block(need(s, "then")),
                                       s.contains("else") ? block(s["else"]) : Block{});

@@ -53,6 +53,50 @@ void run_block(const Block& block, Frame& frame) {
   }
 }
 
+void BarrierStmt::exec(Frame& frame) const {
+  if (frame.in_parallel)
+    throw KernelError("pl.system.syncall is supported directly in the body of a pl.spmd / pl.parallel loop, not "
+                      "inside an if or another loop there: the simulator runs the parts of the body between "
+                      "barriers one after another, each for every iteration");
+}
+
+ForStmt::ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, ExprPtr step, Block body,
+                 bool ordered)
+    : Stmt(line), kind_(kind), var_(var), start_(std::move(start)), stop_(std::move(stop)), step_(std::move(step)),
+      body_(std::move(body)), ordered_(ordered) {
+  if (kind_ != LoopKind::Parallel && kind_ != LoopKind::Spmd) return;
+  for (size_t k = 0; k < body_.size(); ++k)
+    if (dynamic_cast<const BarrierStmt*>(body_[k].get())) phase_ends_.push_back(k);
+  if (!phase_ends_.empty()) phase_ends_.push_back(body_.size());
+}
+
+// Each phase runs for every iteration before the next starts; an iteration keeps its own
+// variables from one phase to the next.
+void ForStmt::run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips) const {
+  std::vector<Frame> locals(static_cast<size_t>(trips), frame);
+  for (int64_t k = 0; k < trips; ++k) {
+    Frame& local = locals[static_cast<size_t>(k)];
+    local.slots[static_cast<size_t>(var_)] = Value::from_int(start + k * step);
+    local.active_loop_vars.push_back(var_);
+    local.in_parallel = true;
+  }
+  size_t begin = 0;
+  for (size_t end : phase_ends_) {
+    auto phase = [&](int64_t k) {
+      check_interrupt();
+      Frame& local = locals[static_cast<size_t>(k)];
+      for (size_t s = begin; s < end && !local.returned; ++s) body_[s]->run(local);
+    };
+    if (ordered_) {
+      for (int64_t k = 0; k < trips; ++k) phase(k);
+    } else {
+      Device& device = *frame.device;
+      device.pool().parallel_for(trips, phase, device.iteration_order(trips));
+    }
+    begin = end + 1;  // past the barrier
+  }
+}
+
 void ForStmt::exec(Frame& frame) const {
   const int64_t start = start_->eval(frame).as_int("the loop start");
   const int64_t stop = stop_->eval(frame).as_int("the loop stop");
@@ -63,12 +107,17 @@ void ForStmt::exec(Frame& frame) const {
   if (step < 0 && stop < start) trips = (start - stop + (-step) - 1) / (-step);
   const size_t var = static_cast<size_t>(var_);
 
+  if ((kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) && !phase_ends_.empty()) {
+    run_phases(frame, start, step, trips);
+    return;
+  }
   if (kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) {
     auto iteration = [&](int64_t k) {
       check_interrupt();
       Frame local = frame;  // each independent iteration has its own variables
       local.slots[var] = Value::from_int(start + k * step);
       local.active_loop_vars.push_back(var_);
+      local.in_parallel = true;
       run_block(body_, local);
     };
     if (ordered_) {

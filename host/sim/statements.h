@@ -11,23 +11,38 @@ namespace pypto_golden::sim {
 
 enum class LoopKind { Range, Parallel, Unroll, Pipeline, Spmd };
 
+// pl.system.syncall(): every iteration of the enclosing pl.parallel / pl.spmd loop reaches
+// it before any goes on. A ForStmt runs the parts of its body between barriers as phases (one
+// phase for all iterations, then the next); executed anywhere else inside an iteration it is
+// an error, and outside any parallel loop it has nothing to wait for.
+class BarrierStmt : public Stmt {
+ public:
+  explicit BarrierStmt(int line) : Stmt(line) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+};
+
 class ForStmt : public Stmt {
  public:
   // `ordered`: a parallel / spmd loop whose iterations must still run in order (see IR.md).
   ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, ExprPtr step, Block body,
-          bool ordered = false)
-      : Stmt(line), kind_(kind), var_(var), start_(std::move(start)), stop_(std::move(stop)),
-        step_(std::move(step)), body_(std::move(body)), ordered_(ordered) {}
+          bool ordered = false);
 
  protected:
   void exec(Frame& frame) const override;
 
  private:
+  void run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips) const;
+
   LoopKind kind_;
   int var_;
   ExprPtr start_, stop_, step_;
   Block body_;
   bool ordered_;
+  // Parallel / spmd loops with top-level barriers: where each phase of the body ends (the
+  // indices of the barriers, then the body's size); empty without barriers.
+  std::vector<size_t> phase_ends_;
 };
 
 class AtStmt : public Stmt {

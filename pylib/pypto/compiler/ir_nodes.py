@@ -166,6 +166,11 @@ def expr_stmt(line: int, value: Expr) -> Stmt:
     return {"s": "expr", "line": line, "value": value}
 
 
+def barrier(line: int) -> Stmt:
+    """pl.system.syncall(): all iterations of the enclosing parallel loop meet here."""
+    return {"s": "barrier", "line": line}
+
+
 def if_(line: int, cond: Expr, then: list[Stmt], orelse: list[Stmt]) -> Stmt:
     return {"s": "if", "line": line, "cond": cond, "then": then, "else": orelse}
 

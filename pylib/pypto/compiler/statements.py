@@ -677,6 +677,9 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                 self.splice_call(value, callee, ReturnPlan("discard"))
                 return []
         ir, _ = self.texpr(value)
+        if isinstance(value, ast.Call) and \
+                getattr(self.static_value(value.func), "_pypto_system", None) == "syncall":
+            return [ir_nodes.barrier(self.stmt_line(node))]
         if is_const(ir):  # no-ops: pl.system.*, bind_dynamic, static_assert, ...
             return []
         return [ir_nodes.expr_stmt(self.stmt_line(node), ir)]
