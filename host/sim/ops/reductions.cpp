@@ -14,41 +14,50 @@ using ops::Dest;
 
 enum class Red { Sum, Max, Min };
 
-template <Red OP, bool ROW>
-Value reduce(const OpArgs& a, Dest& d) {
-  const char* name = a.op;
+// The input of a row (last axis) or column (second to last) reduction, checked, and the
+// reduced result's shape and valid region (the reduced axis kept as 1).
+struct Reduction {
+  const Value& input;
+  int64_t axis;
+  std::vector<int64_t> shape, valid;
+};
+
+Reduction reduction(const OpArgs& a, bool row) {
   const Value& x_v = a.tensor(0, "input");
   const at::Tensor& x = x_v.tensor;
-  ops::check_vector_dtype(name, x, "input");
-  ops::check_rank_at_least(name, x, "input", ROW ? 1 : 2);
-  if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
-  const int64_t axis = ROW ? x.dim() - 1 : x.dim() - 2;
-  std::vector<int64_t> shape = x.sizes().vec();
-  shape[static_cast<size_t>(axis)] = 1;
-  std::vector<int64_t> valid;
+  ops::check_vector_dtype(a.op, x, "input");
+  ops::check_rank_at_least(a.op, x, "input", row ? 1 : 2);
+  if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + a.op + ": input must not be bool");
+  Reduction r{x_v, row ? x.dim() - 1 : x.dim() - 2, x.sizes().vec(), {}};
+  r.shape[static_cast<size_t>(r.axis)] = 1;
   if (!x_v.fully_valid()) {
-    valid = x_v.valid;
-    valid[static_cast<size_t>(axis)] = 1;
+    r.valid = x_v.valid;
+    r.valid[static_cast<size_t>(r.axis)] = 1;
   }
-  at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, valid.empty());
+  return r;
+}
+
+template <Red OP, bool ROW>
+Value reduce(const OpArgs& a, Dest& d) {
+  Reduction r = reduction(a, ROW);
+  const at::Tensor& x = r.input.tensor;
+  const int64_t axis = r.axis;
+  at::Tensor out = d.out(r.shape, x.scalar_type(), {x}, false, r.valid.empty());
   switch (OP) {
     case Red::Sum: at::sum_out(out, x, {axis}, true, x.scalar_type()); break;
     case Red::Max: at::amax_out(out, x, {axis}, true); break;
     case Red::Min: at::amin_out(out, x, {axis}, true); break;
   }
-  return Value::from_tensor(out, std::move(valid));
+  return Value::from_tensor(out, std::move(r.valid));
 }
 
 // row_argmax / row_argmin / col_argmax / col_argmin: the INT32 index of the first maximum
 // (minimum) along the reduced axis, over the physical tile like the other reductions.
 template <bool MAX, bool ROW>
 Value arg_reduce(const OpArgs& a, Dest& d) {
+  Reduction r = reduction(a, ROW);
+  const at::Tensor& x = r.input.tensor;
   const char* name = a.op;
-  const Value& x_v = a.tensor(0, "input");
-  const at::Tensor& x = x_v.tensor;
-  ops::check_vector_dtype(name, x, "input");
-  ops::check_rank_at_least(name, x, "input", ROW ? 1 : 2);
-  if (x.scalar_type() == at::kBool) throw KernelError(std::string("pl.") + name + ": input must not be bool");
   if (const Value* tmp = a.optional(1, "tmp_tile")) {
     const at::Tensor& t = a.as_tensor(*tmp, "tmp_tile").tensor;
     if (!t.sizes().equals(x.sizes()) || t.scalar_type() != x.scalar_type())
@@ -56,19 +65,10 @@ Value arg_reduce(const OpArgs& a, Dest& d) {
                         python_shape_repr(x.sizes()) + " " + ops::dtype_str(x.scalar_type()) + "), got " +
                         python_shape_repr(t.sizes()) + " " + ops::dtype_str(t.scalar_type()));
   }
-  const int64_t axis = ROW ? x.dim() - 1 : x.dim() - 2;
-  std::vector<int64_t> shape = x.sizes().vec();
-  shape[static_cast<size_t>(axis)] = 1;
-  std::vector<int64_t> valid;
-  if (!x_v.fully_valid()) {
-    valid = x_v.valid;
-    valid[static_cast<size_t>(axis)] = 1;
-  }
-  at::Tensor out = d.out(shape, at::kInt, {x}, false, valid.empty());
+  at::Tensor out = d.out(r.shape, at::kInt, {x}, false, r.valid.empty());
   // torch's argmax / argmin return the first extremum; a NaN counts as the extremum.
-  at::Tensor idx = MAX ? at::argmax(x, axis, true) : at::argmin(x, axis, true);
-  out.copy_(idx);
-  return Value::from_tensor(out, std::move(valid));
+  out.copy_(MAX ? at::argmax(x, r.axis, true) : at::argmin(x, r.axis, true));
+  return Value::from_tensor(out, std::move(r.valid));
 }
 
 enum class Ex { Add, Sub, Mul, Div, Max, Min, ExpDif, Plain };
