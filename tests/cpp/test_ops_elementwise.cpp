@@ -184,6 +184,15 @@ TEST_CASE("row_expand and col_expand broadcast a column / row vector") {
   CHECK_THROWS_WITH_AS(call("row_expand_mul", {T(t), T(cv)}),
                        "pl.row_expand_mul: rhs must have shape (3, 1) (one value per row) for lhs (3, 4), got (1, 4)",
                        KernelError);
+  // A rhs of lower rank, or with unit leading axes, broadcasts over lhs's leading axes.
+  at::Tensor t4 = at::randn({1, 2, 3, 4});
+  CHECK(same(call("row_expand_mul", {T(t4), T(rv)}).tensor, t4 * rv));
+  CHECK(same(call("col_expand_sub", {T(t4), T(cv.reshape({1, 1, 1, 4}))}).tensor, t4 - cv));
+  CHECK(same(call("row_expand", {T(t4), T(rv)}).tensor, rv.expand({1, 2, 3, 4})));
+  CHECK_THROWS_WITH_AS(call("row_expand_mul", {T(t4), T(at::randn({3, 3, 1}))}),
+                       "pl.row_expand_mul: rhs must have shape (1, 2, 3, 1) (one value per row) for lhs (1, 2, 3, 4), "
+                       "got (3, 3, 1)",
+                       KernelError);
   CHECK_THROWS_WITH_AS(call("col_expand_mul", {T(t), T(rv)}),
                        "pl.col_expand_mul: rhs must have shape (1, 4) (one value per column) for lhs (3, 4), got (3, 1)",
                        KernelError);

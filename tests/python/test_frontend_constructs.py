@@ -700,8 +700,10 @@ def test_enums_dtypes_and_lists_as_op_arguments(tmp_path, builds, monkeypatch):
          "value": call("probe", var(0), {"e": "list", "items": [c("int64", 4), c("int64", 8)]},
                        c("dtype", "fp32"), mode=c("str", "Level.CORE_GROUP"))},
     ]
+    # pl.system.syncall is a barrier (it waits for nothing outside a parallel loop), the other
     # pl.system.* and bind_dynamic are no-ops; a task id is a compile-time task_id constant.
-    assert body[1:] == [{"s": "assign", "line": 12, "slot": 4, "value": c("task_id", 1)}]
+    assert body[1:] == [{"s": "barrier", "line": 11},
+                        {"s": "assign", "line": 12, "slot": 4, "value": c("task_id", 1)}]
 
 
 # ---------------------------------------------------------------- dtype checks

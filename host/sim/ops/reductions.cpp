@@ -83,10 +83,15 @@ Value expand(const OpArgs& a, Dest& d) {
   ops::check_vector_dtype(name, t, "lhs");
   ops::check_rank_at_least(name, t, "lhs", 2);
   ops::check_same_dtype(name, t, "lhs", v, "rhs");
-  // rhs: same rank, 1 on the broadcast axis, equal elsewhere.
+  // rhs, as PyPTO's row/col_expand deducers take it: at least 2-D, 1 on the broadcast axis and
+  // lhs's extent on the other of the last two; its leading axes (it may have fewer) broadcast.
   const int64_t bcast = ROW ? t.dim() - 1 : t.dim() - 2;
-  bool ok = v.dim() == t.dim() && v.size(bcast) == 1;
-  for (int64_t k = 0; ok && k < t.dim(); ++k) ok = k == bcast || v.size(k) == t.size(k);
+  const int64_t lead = t.dim() - v.dim();
+  bool ok = v.dim() >= 2 && lead >= 0 && v.size(bcast - lead) == 1;
+  for (int64_t k = 0; ok && k < v.dim(); ++k) {
+    const int64_t tk = k + lead;
+    ok = tk == bcast || v.size(k) == t.size(tk) || (tk < t.dim() - 2 && v.size(k) == 1);
+  }
   if (!ok) {
     std::vector<int64_t> want = t.sizes().vec();
     want[static_cast<size_t>(bcast)] = 1;
