@@ -3,6 +3,7 @@
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
 #include "tensor/dtype_names.h"
+#include "tensor/flat_index.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
@@ -70,14 +71,8 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
         device_tensors[k].scalar_type() != at::kBool) {
       const PoisonScan scan = device.scan_poison(device_tensors[k]);
       if (scan.count > 0) {
-        UnwrittenOutput u{fn.params[k].name, scan.count, device_tensors[k].numel(), {}};
-        int64_t rest = scan.first;
-        u.first_index.resize(static_cast<size_t>(device_tensors[k].dim()));
-        for (int64_t d = device_tensors[k].dim() - 1; d >= 0; --d) {
-          u.first_index[static_cast<size_t>(d)] = rest % device_tensors[k].size(d);
-          rest /= device_tensors[k].size(d);
-        }
-        report.unwritten_outputs.push_back(std::move(u));
+        report.unwritten_outputs.push_back(UnwrittenOutput{fn.params[k].name, scan.count, device_tensors[k].numel(),
+                                                           unravel(scan.first, device_tensors[k].sizes())});
       }
     }
     if (fn.params[k].direction != "In") {

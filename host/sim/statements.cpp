@@ -70,16 +70,22 @@ ForStmt::ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, 
   if (!phase_ends_.empty()) phase_ends_.push_back(body_.size());
 }
 
+// The variables of one iteration of a parallel / spmd loop: its own copy of the frame's,
+// with the loop variable set to `index`.
+Frame ForStmt::iteration_frame(const Frame& frame, int64_t index) const {
+  Frame local = frame;
+  local.slots[static_cast<size_t>(var_)] = Value::from_int(index);
+  local.active_loop_vars.push_back(var_);
+  local.in_parallel = true;
+  return local;
+}
+
 // Each phase runs for every iteration before the next starts; an iteration keeps its own
 // variables from one phase to the next.
 void ForStmt::run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips) const {
-  std::vector<Frame> locals(static_cast<size_t>(trips), frame);
-  for (int64_t k = 0; k < trips; ++k) {
-    Frame& local = locals[static_cast<size_t>(k)];
-    local.slots[static_cast<size_t>(var_)] = Value::from_int(start + k * step);
-    local.active_loop_vars.push_back(var_);
-    local.in_parallel = true;
-  }
+  std::vector<Frame> locals;
+  locals.reserve(static_cast<size_t>(trips));
+  for (int64_t k = 0; k < trips; ++k) locals.push_back(iteration_frame(frame, start + k * step));
   size_t begin = 0;
   for (size_t end : phase_ends_) {
     auto phase = [&](int64_t k) {
@@ -114,10 +120,7 @@ void ForStmt::exec(Frame& frame) const {
   if (kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) {
     auto iteration = [&](int64_t k) {
       check_interrupt();
-      Frame local = frame;  // each independent iteration has its own variables
-      local.slots[var] = Value::from_int(start + k * step);
-      local.active_loop_vars.push_back(var_);
-      local.in_parallel = true;
+      Frame local = iteration_frame(frame, start + k * step);
       run_block(body_, local);
     };
     if (ordered_) {

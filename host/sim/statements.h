@@ -33,6 +33,7 @@ class ForStmt : public Stmt {
   void exec(Frame& frame) const override;
 
  private:
+  Frame iteration_frame(const Frame& frame, int64_t index) const;
   void run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips) const;
 
   LoopKind kind_;

@@ -52,7 +52,7 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
 // dtypes must be equal. Throws KernelError naming both shapes / dtypes otherwise.
 void assign_value(const Value& src, const at::Tensor& dst);
 // `dst[...] = src` for a window: assign_value into the view, or for a window past the end,
-// src (of the window's shape) may only have its valid region past the end.
+// src (of the window's shape) writes its valid region, which must lie inside the tensor.
 void assign_to_window(const Value& src, const Window& w, const std::string& text);
 
 }  // namespace pypto_golden::sim

@@ -116,15 +116,6 @@ void append_listed_points(GateLines& lines, const std::vector<ListedPoint>& poin
                     second + "=" + format_g(p.second, 4));
 }
 
-std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef shape) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = shape[d] ? flat % shape[d] : 0;
-    flat = shape[d] ? flat / shape[d] : 0;
-  }
-  return idx;
-}
-
 std::string unravel_text(int64_t flat, c10::IntArrayRef shape) { return python_shape_repr(unravel(flat, shape)); }
 
 std::string shape_mismatch_text(const at::Tensor& actual, const at::Tensor& expected) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tensor/dtype_names.h"
+#include "tensor/flat_index.h"  // unravel
 #include "tensor/python_repr.h"  // python_round, format_g, ...: Python-exact numbers
 #include "validate/gate_report.h"
 
@@ -147,9 +148,6 @@ void append_listed_points(GateLines& lines, const std::vector<ListedPoint>& poin
 
 // Python's tuple of the multi-dimensional index of flat `flat` in `shape`: "(2, 1)", "(5,)", "()".
 std::string unravel_text(int64_t flat, c10::IntArrayRef shape);
-
-// The multi-dimensional index of flat `flat` in `shape`.
-std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef shape);
 
 // "shape mismatch: actual (4,) vs expected (1,)"
 std::string shape_mismatch_text(const at::Tensor& actual, const at::Tensor& expected);
