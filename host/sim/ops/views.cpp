@@ -45,23 +45,16 @@ void copy_window(at::Tensor out, const at::Tensor& src, const std::vector<int64_
   copy_values(corner_view(out, valid), window_view(src, offset, valid));
 }
 
-// Valid extents of the window [offset, offset + shape) of `base`, cut at the source end.
-std::vector<int64_t> window_valid(const Value& base, const std::vector<int64_t>& offset,
-                                  const std::vector<int64_t>& shape) {
-  std::vector<int64_t> src_valid = base.valid_shape();
-  std::vector<int64_t> v(shape.size());
-  for (size_t k = 0; k < shape.size(); ++k) v[k] = std::clamp<int64_t>(src_valid[k] - offset[k], 0, shape[k]);
-  return v;
-}
-
 // The valid region of a window read (pl.slice, pl.load), following PyPTO's rule for reads
 // whose view the device clamps to the tensor: the window may run past the tensor's end,
 // since what is read is only its valid region. An explicit valid_shape has to fit inside
 // the tensor from the offset (unless clamp=True, which narrows it to the tensor's end); a
 // window without one is cut at the end of the tensor, the rest being padding.
 std::vector<int64_t> window_read_valid(const OpArgs& a, const Value& x_v, const std::vector<int64_t>& offset,
-                                       const std::vector<int64_t>& shape, const Value* given, bool clamp) {
+                                       const std::vector<int64_t>& shape, const Value* given) {
   const at::Tensor& t = x_v.tensor;
+  bool clamp = false;
+  if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
   for (size_t k = 0; k < shape.size(); ++k) {
     const int64_t extent = t.size(static_cast<int64_t>(k));
     if (shape[k] < 0 || offset[k] < 0 || offset[k] > extent)
@@ -70,9 +63,10 @@ std::vector<int64_t> window_read_valid(const OpArgs& a, const Value& x_v, const 
                         "] but the extent is " + std::to_string(extent) + " (shape " + python_shape_repr(t.sizes()) +
                         ")");
   }
-  std::vector<int64_t> valid = window_valid(x_v, offset, shape);
-  for (size_t k = 0; k < shape.size(); ++k)  // cut at the end of the tensor
-    valid[k] = std::min(valid[k], t.size(static_cast<int64_t>(k)) - offset[k]);
+  // The source's valid region under the window (which ends inside the tensor).
+  const std::vector<int64_t> src_valid = x_v.valid_shape();
+  std::vector<int64_t> valid(shape.size());
+  for (size_t k = 0; k < shape.size(); ++k) valid[k] = std::clamp<int64_t>(src_valid[k] - offset[k], 0, shape[k]);
   if (!given) return valid;
   std::vector<int64_t> want = a.as_int_list(*given, "valid_shape");
   if (want.size() != shape.size())
@@ -106,9 +100,7 @@ Value slice(const OpArgs& a, Dest&) {
   const at::Tensor& x = x_v.tensor;
   std::vector<int64_t> shape = fixed_rank_list(a, a.required(1, "shape"), "shape", x.dim());
   std::vector<int64_t> offset = fixed_rank_list(a, a.required(2, "offset"), "offset", x.dim());
-  bool clamp = false;
-  if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
-  std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"), clamp);
+  std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"));
   const Value* pad = a.option("pad_value");
   bool overhang = false;
   for (size_t k = 0; k < shape.size(); ++k) overhang = overhang || offset[k] + shape[k] > x.size(static_cast<int64_t>(k));
@@ -262,9 +254,7 @@ Value load(const OpArgs& a, Dest& d) {
   const at::Tensor& x = x_v.tensor;
   std::vector<int64_t> offset = fixed_rank_list(a, a.required(1, "offsets"), "offsets", x.dim());
   std::vector<int64_t> shape = fixed_rank_list(a, a.required(2, "shapes"), "shapes", x.dim());
-  bool clamp = false;
-  if (const Value* c = a.option("clamp")) clamp = a.as_bool(*c, "clamp");
-  std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"), clamp);
+  std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"));
   const bool full = is_full(valid, shape);
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
