@@ -49,7 +49,8 @@ SPECIALS = (
     "const",            # typed literal pl.const(value, dtype)
 )
 
-# pl.system.<name>: barriers and cache plumbing, no functional effect in the simulator.
+# pl.system.<name> without a value: syncall (a barrier between the phases of a parallel
+# loop's body, statements.py) and cache plumbing (no functional effect in the simulator).
 SYSTEM_NOOPS = ("syncall", "fence", "cacheinvalid")
 # pl.system.<name> that give a task id: task_dummy(deps=[...]) (a barrier task that only
 # waits) and task_invalid() ("no task", what None means in deps=).

@@ -50,37 +50,31 @@ def placeholder(name):
     return fn
 
 
-def _system_noop(name):
-    key = "system." + name
+def _namespaced(namespace, name, kind, marker):
+    """The one placeholder of `pl.<namespace>.<name>`, recognised by its `marker` attribute."""
+    key = namespace + "." + name
     if key not in _MADE:
-        fn = _eager_guard("system calls", key)
-        fn._pypto_system = name
+        fn = _eager_guard(kind, key)
+        setattr(fn, marker, name)
         _MADE[key] = fn
     return _MADE[key]
 
 
 def _system_call(name):
-    """pl.system.<name>: a no-op, or a task-id construct (task_dummy, task_invalid)."""
+    """pl.system.<name>: the barrier syncall, cache plumbing without effect, or a task-id
+    construct (task_dummy, task_invalid)."""
     if name in constructs.SYSTEM_TASKS:
-        key = "system." + name
-        if key not in _MADE:
-            fn = _eager_guard("system calls", key)
-            fn._pypto_task = name
-            _MADE[key] = fn
-        return _MADE[key]
-    return _system_noop(name) if name in constructs.SYSTEM_NOOPS else None
+        return _namespaced("system", name, "system calls", "_pypto_task")
+    if name in constructs.SYSTEM_NOOPS:
+        return _namespaced("system", name, "system calls", "_pypto_system")
+    return None
 
 
 def _prefetch_call(name):
     """pl.prefetch.<name>: checked by the frontend, no effect on the simulator."""
     if name not in constructs.PREFETCH:
         return None
-    key = "prefetch." + name
-    if key not in _MADE:
-        fn = _eager_guard("prefetch ops", key)
-        fn._pypto_prefetch = name
-        _MADE[key] = fn
-    return _MADE[key]
+    return _namespaced("prefetch", name, "prefetch ops", "_pypto_prefetch")
 
 
 _TILE_SPECIALS = ("get_block_idx", "get_block_num", "get_subblock_idx", "aiv_shard", "aic_gather")
