@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <stdexcept>
 
 namespace pypto_golden {
@@ -45,8 +47,7 @@ uint64_t parse_limit(const std::string& raw) {
   return static_cast<uint64_t>(n) * scale;
 }
 
-}  // namespace
-
+// Bytes of the spec tensors (one copy of each).
 uint64_t spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
   uint64_t total = 0;
   for (const auto& s : specs) {
@@ -58,6 +59,12 @@ uint64_t spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
   return total;
 }
 
+// Memory a run may use, and which bound applied; nullopt when neither is known.
+struct MemoryBudget {
+  uint64_t bytes = 0;
+  std::string source;
+};
+
 std::optional<MemoryBudget> memory_budget() {
   std::optional<MemoryBudget> budget;
   if (auto avail = mem_available()) budget = MemoryBudget{*avail, "MemAvailable in /proc/meminfo"};
@@ -68,6 +75,7 @@ std::optional<MemoryBudget> memory_budget() {
   return budget;
 }
 
+// "12.5 GiB", "640.0 MiB", "3.0 KiB", "512 B".
 std::string bytes_text(uint64_t bytes) {
   static const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
   if (bytes < 1024) return std::to_string(bytes) + " B";
@@ -81,6 +89,8 @@ std::string bytes_text(uint64_t bytes) {
   std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
   return text;
 }
+
+}  // namespace
 
 void check_memory_budget(const std::vector<NativeSpec>& specs) {
   const std::optional<MemoryBudget> budget = memory_budget();
