@@ -45,7 +45,7 @@ def spec_bytes(output):
 
 def measure(script, corpus, binary, timeout, workroot):
     work, env, multi = run_corpus.prepare(script, corpus, workroot)
-    cmd = [str(binary), Path(script).name, "-p", "a2a3sim"] + ([] if multi else ["-d", "0"])
+    cmd = run_corpus.command(binary, script, multi)
     code, _, peak, timed_out, output = run_corpus.launch(cmd, work, env, timeout)
     if run_corpus.classify(code, output, timed_out, False) != "PASS":
         shutil.rmtree(work, ignore_errors=True)

@@ -177,16 +177,22 @@ def prepare(script, corpus, workroot):
     return work, env, multi
 
 
+def command(binary, script, multi, hardware=None):
+    """The command line of a script: -p a2a3sim, or --simulate -p <hardware>; -d 0 unless
+    multi-device (its own device list applies)."""
+    platform = ["--simulate", Path(script).name, "-p", hardware] if hardware else [Path(script).name, "-p", "a2a3sim"]
+    return [str(binary)] + platform + ([] if multi else ["-d", "0"])
+
+
 def run_one(script, corpus, binary, timeout, workroot):
     work, env, multi = prepare(script, corpus, workroot)
-    devices = [] if multi else ["-d", "0"]
-    returncode, seconds, peak, timed_out, output = launch(
-        [str(binary), Path(script).name, "-p", "a2a3sim"] + devices, work, env, timeout)
+    cmd = command(binary, script, multi)
+    returncode, seconds, peak, timed_out, output = launch(cmd, work, env, timeout)
     simulated = hardware_choice(output)
     if simulated:
         # Its argparse only takes hardware platforms: the hardware command line, simulated.
-        returncode, seconds, peak, timed_out, output = launch(
-            [str(binary), "--simulate", Path(script).name, "-p", simulated] + devices, work, env, timeout)
+        cmd = command(binary, script, multi, simulated)
+        returncode, seconds, peak, timed_out, output = launch(cmd, work, env, timeout)
     killed = not timed_out and returncode == -signal.SIGKILL
     verdict = classify(returncode, output, timed_out, killed)
     line = telling_line(output, work) if not timed_out else "no result after %d s" % timeout
@@ -196,8 +202,6 @@ def run_one(script, corpus, binary, timeout, workroot):
     unwritten = unwritten_outputs(output) if verdict == "MISMATCH" else []
     if unwritten:
         # Whether those elements are all that fails: the same run with pure Outs zeroed.
-        cmd = [str(binary)] + (["--simulate"] if simulated else []) + [Path(script).name, "-p",
-                                                                      simulated or "a2a3sim"] + devices
         zeroed = launch(cmd, work, dict(env, PYPTO_SIM_OUT_INIT="zero"), timeout)
         if classify(zeroed[0], zeroed[4], zeroed[3], False) == "PASS":
             outside = unwritten_reason(unwritten)
