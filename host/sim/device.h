@@ -16,6 +16,8 @@
 
 namespace pypto_golden::sim {
 
+class CommDomain;
+
 struct DeviceOptions {
   int threads = 1;        // PYPTO_SIM_THREADS
   bool shuffle = false;   // PYPTO_SIM_SHUFFLE: independent iterations in random order
@@ -74,6 +76,15 @@ class Device {
   // Iteration order for a parallel loop of n iterations (empty = natural order).
   std::vector<int64_t> iteration_order(int64_t n);
 
+  // While an L3 program runs on it: the ranks' domain and this device's rank (the pld.* ops
+  // read them); null and -1 otherwise. Set and cleared by the dispatch that holds the device.
+  void bind_rank(CommDomain* domain, int rank) {
+    comm_ = domain;
+    rank_ = rank;
+  }
+  CommDomain* comm() const { return comm_; }
+  int rank() const { return rank_; }
+
  private:
   int id_;
   // Copies or fills large buffers on the device's own workers (not torch's thread pool,
@@ -88,6 +99,8 @@ class Device {
   std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};
   std::mutex dispatch_mu_;
+  CommDomain* comm_ = nullptr;
+  int rank_ = -1;
 };
 
 }  // namespace pypto_golden::sim

@@ -1,5 +1,7 @@
 #include "sim/dispatch.h"
 
+#include "sim/comm/comm_domain.h"
+#include "sim/device_registry.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
 #include "tensor/dtype_names.h"
@@ -7,6 +9,10 @@
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
 
 namespace pypto_golden::sim {
 namespace {
@@ -29,6 +35,41 @@ Value scalar_value(const ParamInfo& p, const c10::Scalar& v) {
   return Value::from_int(v.toLong(), dtype);
 }
 
+// The ranks of an L3 dispatch, held for its whole run: their devices (locked like an L2
+// dispatch's device, in one global order so two dispatches cannot deadlock) bound to the
+// domain that connects them.
+class RankDevices {
+ public:
+  RankDevices(const Program& program, Device& host) {
+    for (int id : program.devices) ranks_.push_back(simulated_device(id));
+    std::vector<Device*> all{&host};
+    for (auto& d : ranks_) all.push_back(d.get());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    for (Device* d : all) locks_.emplace_back(d->dispatch_mutex());
+    std::vector<Device*> devices;
+    for (auto& d : ranks_) devices.push_back(d.get());
+    domain_ = std::make_unique<CommDomain>(program.devices, devices, wait_timeout_from_env());
+    for (size_t r = 0; r < ranks_.size(); ++r) ranks_[r]->bind_rank(domain_.get(), static_cast<int>(r));
+    if (std::find(devices.begin(), devices.end(), &host) == devices.end()) {
+      host.bind_rank(domain_.get(), -1);
+      host_ = &host;
+    }
+  }
+  ~RankDevices() {
+    domain_.reset();  // every rank has stopped before the devices are unbound
+    for (auto& d : ranks_) d->bind_rank(nullptr, -1);
+    if (host_ != nullptr) host_->bind_rank(nullptr, -1);
+  }
+  CommDomain& domain() { return *domain_; }
+
+ private:
+  std::vector<std::shared_ptr<Device>> ranks_;
+  std::vector<std::unique_lock<std::mutex>> locks_;
+  std::unique_ptr<CommDomain> domain_;
+  Device* host_ = nullptr;
+};
+
 }  // namespace
 
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
@@ -38,7 +79,10 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
     throw ArgumentError("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
                         " arguments, got " + std::to_string(args.size()));
 
-  std::lock_guard<std::mutex> owner(device.dispatch_mutex());
+  std::unique_lock<std::mutex> owner(device.dispatch_mutex(), std::defer_lock);
+  std::unique_ptr<RankDevices> ranks;
+  if (program.devices.empty()) owner.lock();
+  else ranks = std::make_unique<RankDevices>(program, device);
   Frame frame;
   frame.function = &fn;
   frame.device = &device;
@@ -62,6 +106,7 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
   {
     InterruptScope interrupt_scope;
     run_block(fn.body, frame);
+    if (ranks) ranks->domain().join();  // also after a return that skipped the host's last join
   }
 
   DispatchReport report;

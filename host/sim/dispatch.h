@@ -52,6 +52,9 @@ struct DispatchReport {
 // Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out
 // tensors get poisoned device memory (Device::allocate_output), and Out / InOut results are read back into the
 // host tensors. Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
+// An L3 program (Program::devices) keeps its host tensors in `device` and runs its chip
+// programs on one simulated device per rank (sim/device_registry), each with its own
+// workers and its own copy of every window buffer.
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
                         const DispatchOptions& options = {});
 

@@ -65,6 +65,7 @@ struct ParamInfo {
 
 struct Function {
   std::string name;
+  bool host = false;  // a @pl.jit.host program (L3): its body launches chip programs on the ranks
   std::string source_file;
   int line = 0;
   std::vector<ParamInfo> params;
@@ -76,6 +77,7 @@ struct Program {
   int version = 1;
   std::string source_file;
   std::vector<std::unique_ptr<Function>> functions;  // [0] is the entry
+  std::vector<int> devices;  // an L3 program's device ids, one rank each (empty: one device)
   const Function& entry() const { return *functions.front(); }
 };
 

@@ -36,6 +36,13 @@ class Loader {
     const json& fns = need(doc, "functions");
     if (!fns.is_array() || fns.empty()) fail("\"functions\" must be a non-empty list");
     for (const auto& f : fns) prog->functions.push_back(function(f, prog->source_file));
+    if (doc.contains("devices")) {
+      const json& devices = doc["devices"];
+      if (!devices.is_array() || devices.empty()) fail("\"devices\" must be a non-empty list of device ids");
+      for (const auto& d : devices) prog->devices.push_back(integer(d, "devices[]"));
+    }
+    if (prog->entry().host != !prog->devices.empty())
+      fail("a host program (\"level\": \"host\") needs \"devices\", and only a host program has them");
     return prog;
   }
 
@@ -71,6 +78,7 @@ class Loader {
     fn->source_file = source_file;
     fn->name = str(need(f, "name"), "name");
     fn->line = f.value("line", 0);
+    fn->host = f.value("level", std::string()) == "host";
     where_ = "function '" + fn->name + "': ";
     for (const auto& n : need(f, "slots")) fn->slot_names.push_back(str(n, "slots[]"));
     num_slots_ = static_cast<int>(fn->slot_names.size());
@@ -135,6 +143,9 @@ class Loader {
     }
     if (kind == "expr") return std::make_unique<ExprStmt>(line, expr(need(s, "value")));
     if (kind == "barrier") return std::make_unique<BarrierStmt>(line);
+    if (kind == "launch")
+      return std::make_unique<LaunchStmt>(line, expr(need(s, "rank")), str(need(s, "name"), "name"), block(need(s, "body")));
+    if (kind == "join") return std::make_unique<JoinStmt>(line);
     if (kind == "if")
       return std::make_unique<IfStmt>(line, expr(need(s, "cond")), block(need(s, "then")),
                                       s.contains("else") ? block(s["else"]) : Block{});

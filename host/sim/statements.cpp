@@ -1,9 +1,12 @@
 #include "sim/statements.h"
 
+#include "sim/comm/comm_domain.h"
 #include "sim/device.h"
 #include "sim/expressions.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
+
+#include "tensor/python_repr.h"
 
 #include <c10/util/Exception.h>
 
@@ -52,6 +55,37 @@ void run_block(const Block& block, Frame& frame) {
     if (frame.returned) return;
   }
 }
+
+namespace {
+
+CommDomain& host_domain(const Frame& frame, const char* what) {
+  CommDomain* d = frame.device != nullptr ? frame.device->comm() : nullptr;
+  if (d == nullptr) throw KernelError(std::string(what) + " runs only in a @pl.jit.host program");
+  return *d;
+}
+
+}  // namespace
+
+void LaunchStmt::exec(Frame& frame) const {
+  CommDomain& domain = host_domain(frame, "a chip launch (device=)");
+  const int64_t rank = rank_->eval(frame).as_int("device=");
+  if (rank < 0 || rank >= domain.world_size()) {
+    std::vector<int64_t> ids;
+    for (int r = 0; r < domain.world_size(); ++r) ids.push_back(domain.device_id(r));
+    throw KernelError(name_ + "(..., device=" + std::to_string(rank) + "): device= is a rank of the host program, which runs on " +
+                      std::to_string(domain.world_size()) + " ranks (device ids " + python_list_repr(ids) +
+                      "), so it must be in 0.." + std::to_string(domain.world_size() - 1));
+  }
+  const int r = static_cast<int>(rank);
+  Frame chip = frame;
+  chip.device = &domain.device(r);
+  chip.in_parallel = false;
+  for (Value& v : chip.slots)
+    if (v.is_tensor() && domain.buffer_of(v.tensor, 0) >= 0) v.tensor = domain.peer_view(v.tensor, 0, r);
+  domain.launch(r, [this, chip]() mutable { run_block(body_, chip); });
+}
+
+void JoinStmt::exec(Frame& frame) const { host_domain(frame, "join").join(); }
 
 void BarrierStmt::exec(Frame& frame) const {
   if (frame.in_parallel)

@@ -46,6 +46,32 @@ class ForStmt : public Stmt {
   std::vector<size_t> phase_ends_;
 };
 
+// A @pl.jit.host program's chip(..., device=rank): the chip program's body starts on the
+// rank's device, with its own copy of the host's variables (window views rebound to the
+// rank's copy of each window), while the host goes on.
+class LaunchStmt : public Stmt {
+ public:
+  LaunchStmt(int line, ExprPtr rank, std::string name, Block body)
+      : Stmt(line), rank_(std::move(rank)), name_(std::move(name)), body_(std::move(body)) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+
+ private:
+  ExprPtr rank_;
+  std::string name_;
+  Block body_;
+};
+
+// The host waits for every chip program it launched (and reports the first that failed).
+class JoinStmt : public Stmt {
+ public:
+  explicit JoinStmt(int line) : Stmt(line) {}
+
+ protected:
+  void exec(Frame& frame) const override;
+};
+
 class AtStmt : public Stmt {
  public:
   AtStmt(int line, std::string name, Block body)

@@ -35,7 +35,8 @@ _DFX_FLAGS = ("enable_chip_swimlane", "enable_dump_args", "enable_pmu", "enable_
               "enable_scope_stats")
 _EXECUTE_REQUIRED = ("platform", "device_id")
 _EXECUTE_KEYWORDS = _EXECUTE_REQUIRED + _DFX_FLAGS + (
-    "level", "aicpu_thread_num", "analyze_auto_scopes_for_deps")
+    "level", "aicpu_thread_num", "analyze_auto_scopes_for_deps",
+    "ring_task_window", "ring_heap", "ring_dep_pool")
 _HARNESS_ONLY = ("log_level",)
 _RUN_CONFIG_FIELDS = set(RunConfig.__dataclass_fields__)
 
@@ -46,13 +47,14 @@ def _check_dict(what, value):
     return dict(value or {})  # never mutate the caller's dict
 
 
-def _runtime_fields(runtime_cfg):
-    """RunConfig fields of an execute_compiled keyword dict (plus log_level)."""
+def _runtime_fields(runtime_cfg, distributed=False):
+    """RunConfig fields of an execute_compiled keyword dict (plus log_level). An L3 run
+    (distributed: its devices are the distributed config's) needs no device_id."""
     fields = _check_dict("runtime_cfg", runtime_cfg)
     for key in fields:
         if key not in _EXECUTE_KEYWORDS + _HARNESS_ONLY:
             raise TypeError(f"execute_compiled() got an unexpected keyword argument {key!r}")
-    missing = [k for k in _EXECUTE_REQUIRED if k not in fields]
+    missing = [k for k in _EXECUTE_REQUIRED if k not in fields and not (distributed and k == "device_id")]
     if missing:
         names = " and ".join(repr(k) for k in missing)
         raise TypeError(f"execute_compiled() missing {len(missing)} required keyword-only "
@@ -80,7 +82,7 @@ def program_config(compile_cfg, runtime_cfg):
         field = _IR_COMPILE_KEYWORDS[key]
         if field is not None:
             compile_fields[field] = value
-    return _merge(compile_fields, _runtime_fields(runtime_cfg))
+    return _merge(compile_fields, _runtime_fields(runtime_cfg, "distributed_config" in compile_fields))
 
 
 def jit_config(compile_cfg, runtime_cfg):
@@ -90,6 +92,6 @@ def jit_config(compile_cfg, runtime_cfg):
     for key in compile_fields:
         if key not in _RUN_CONFIG_FIELDS:
             raise TypeError(f"RunConfig.__init__() got an unexpected keyword argument {key!r}")
-    runtime_fields = _runtime_fields(runtime_cfg)
+    runtime_fields = _runtime_fields(runtime_cfg, compile_fields.get("distributed_config") is not None)
     compile_fields["platform"] = runtime_fields["platform"]
     return _merge(compile_fields, runtime_fields)

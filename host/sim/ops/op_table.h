@@ -45,5 +45,6 @@ void register_cast_ops(OpTable& table);
 void register_sort_ops(OpTable& table);
 void register_scalar_ops(OpTable& table);
 void register_array_ops(OpTable& table);
+void register_distributed_ops(OpTable& table);
 
 }  // namespace pypto_golden::sim

@@ -13,14 +13,39 @@ from pypto.compiler.statements import FunctionTranslator
 IR_FORMAT, IR_VERSION, META_SCHEMA = "pypto-golden-sim", 1, 1
 
 
-def translate(kernel, spec, kind="orchestration", program=None):
+def translate(kernel, spec, kind="orchestration", program=None, devices=None):
     """(program dict, number of returned values) for one specialisation. kind: the entry's
-    function kind ("orchestration", or a pl.FunctionType name for a @pl.program entry)."""
-    tr = FunctionTranslator(kernel, spec, kind, program)
+    function kind ("orchestration", "host" for a @pl.jit.host program, or a pl.FunctionType
+    name for a @pl.program entry); devices: a host program's device ids."""
+    tr = FunctionTranslator(kernel, spec, kind, program, devices)
     function = tr.function()
     program = {"format": IR_FORMAT, "version": IR_VERSION, "source_file": kernel.source_file,
                "entry": kernel.name, "functions": [function]}
+    if kind == "host":
+        function["level"] = "host"
+        program["devices"] = list(devices)
     return program, tr.num_returns or 0
+
+
+def host_devices(config):
+    """The device ids a @pl.jit.host program runs on, one rank each: the distributed config's,
+    else the single device of the run."""
+    dc = config.distributed_config
+    return list(dc.device_ids) if dc is not None else [config.device_id]
+
+
+def distributed_meta(meta, config):
+    """distributed_meta.json, as pypto writes it beside compiled_meta.json for an L3 program:
+    the host program's parameters and the distributed config."""
+    dc = config.distributed_config
+    out = dict(meta)
+    out["distributed_config"] = {
+        "device_ids": host_devices(config),
+        "num_sub_workers": dc.num_sub_workers if dc is not None else 0,
+        "runtime": dc.runtime if dc is not None else "tensormap_and_ringbuffer",
+        "aicpu_thread_num": dc.aicpu_thread_num if dc is not None else 0,
+    }
+    return out
 
 
 def compiled_meta(spec, num_returns, platform, backend_type):
@@ -43,10 +68,13 @@ def build(kernel, spec, config, kind="orchestration", owner=None, name=None):
     """Translate and write the build directory `<name>_<timestamp>` (name: the kernel's, or
     the @pl.program's); returns (output_dir, program, meta). Translation runs first so a
     kernel error leaves no directory behind."""
-    program, num_returns = translate(kernel, spec, kind, owner)
+    devices = host_devices(config) if kind == "host" else None
+    program, num_returns = translate(kernel, spec, kind, owner, devices)
     meta = compiled_meta(spec, num_returns, config.platform, config.backend_type)
     out = create_build_dir(name or kernel.name, config.save_kernels_dir)
     write_json_atomic(out / "compiled_meta.json", meta)
+    if kind == "host":
+        write_json_atomic(out / "distributed_meta.json", distributed_meta(meta, config))
     write_json_atomic(out / "sim_program.json", program, indent=1)
     if config.dump_passes:
         (out / "passes_dump").mkdir(exist_ok=True)

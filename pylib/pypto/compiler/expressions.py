@@ -57,6 +57,10 @@ _KEEP_SHAPE = _SAME_DTYPE_BINARY + ("neg", "abs", "exp", "log", "sqrt", "rsqrt",
 _DTYPE_ARG = {"cast": 1, "create_tensor": 1, "full": 1, "create_tile": 1, "arange": 2}
 _DTYPE_NAMES = ("dtype", "target_type")
 _SHAPE_ARG = {"create_tensor": 0, "full": 0, "create_tile": 0, "reshape": 1}
+# The distributed DSL: window buffers belong to the host program, the remote ops and signals
+# to the chip programs it launches (on either plane there, like pl.read / pl.write).
+_HOST_OPS = ("window_alloc", "window_view")
+_CHIP_COMM_OPS = tuple(op for op in op_table.PLD_OPS if op not in _HOST_OPS)
 _INCORE_BINOP_TEXT = "tensor arithmetic '%s' must be inside " + _INCORE_WHERE
 
 
@@ -564,7 +568,7 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         return ir, ty
 
     def op_call(self, node, op):
-        spec = op_table.OPS.get(op)
+        spec = op_table.OPS.get(op) or op_table.PLD_OPS.get(op)
         if spec is None:  # a frontend op (`dim`) the op table does not list yet
             spec = op_table.OpSpec(params=("x", "axis"), required=2, keywords=())
         label = "%s()" % self.text(node.func)
@@ -600,6 +604,24 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         return ir, tys.of_pure(ir)
 
     def _check_plane(self, node, op, args, kwargs):
+        host = getattr(self, "host", False)
+        if (op in _HOST_OPS) != host and (op in _HOST_OPS or op in _CHIP_COMM_OPS):
+            if host:
+                raise self.error(node, "%s() runs on a device: call it in the chip program that "
+                                 "the @pl.jit.host program launches with device=, not in the host "
+                                 "program" % self.text(node.func))
+            raise self.error(node, "%s() belongs in the @pl.jit.host program, which allocates the "
+                             "window buffers and hands their views to the chip programs it "
+                             "launches" % self.text(node.func))
+        if op in _HOST_OPS or op in _CHIP_COMM_OPS:
+            return
+        if host:
+            if any(t.is_tensor for _, t in args) or any(t.is_tensor for _, t in kwargs.values()) \
+                    or op in _INCORE_PRODUCERS:
+                raise self.error(node, "%s() computes on tensors, which a @pl.jit.host program "
+                                 "cannot do: it launches chip programs (chip(..., device=r)) and "
+                                 "hands them views of its tensors" % self.text(node.func))
+            return
         if self.incore or op in ORCHESTRATION_OPS or op.startswith("array_"):
             return  # arrays live on either plane
         on_tensor = any(t.is_tensor for _, t in args) or any(t.is_tensor for _, t in
@@ -621,6 +643,8 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
                                      "them first" % (label, a.dtype, b.dtype))
         if op in ("matmul", "matmul_acc"):
             return self._matmul_ty(node, op, label, args, named)
+        if op in op_table.PLD_OPS:
+            return self._distributed_ty(op, args, named)
         if op.startswith("array_"):
             return self.array_op_ty(node, op, label, args)
         if op == "read":
@@ -652,6 +676,18 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         if op == "reshape":
             shape = self._const_shape(_arg_ir(args, named, 1, ("shape",)))
         return tys.tensor(dtype, shape)
+
+    def _distributed_ty(self, op, args, named):
+        if op == "window_alloc":
+            return Ty("window_buffer")
+        if op == "window_view":
+            dtype = _dtype_of_ir(named["dtype"][0]) if "dtype" in named else None
+            return tys.tensor(dtype, self._const_shape(_arg_ir(args, named, 1, ("shape",))))
+        if op == "remote_load":
+            target = args[0][1]
+            return tys.tensor(target.dtype if target.is_tensor else None,
+                              self._const_shape(_arg_ir(args, named, 3, ("shape",))))
+        return Ty("none")
 
     @staticmethod
     def _const_shape(ir):
@@ -738,6 +774,16 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
             print("[static_print] %s:%d: %s" % (self.scope.kernel.source_file, line,
                                                 " ".join(parts)))
             return self.fold(node, None)
+        if name == "world_size":
+            if node.args or node.keywords:
+                raise self.error(node, "%s takes no arguments" % label)
+            devices = getattr(self, "devices", None)
+            if devices is None:
+                raise self.error(node, "%s is the number of ranks of a @pl.jit.host program; it "
+                                 "has no meaning in a chip or single-device kernel (pass the rank "
+                                 "or the world size as a scalar)" % label)
+            ir = const("int64", len(devices))
+            return ir, tys.of_pure(ir)
         if name == "aiv_shard":
             return self.aiv_shard(node, label)
         if name == "aic_gather":

@@ -171,6 +171,17 @@ def barrier(line: int) -> Stmt:
     return {"s": "barrier", "line": line}
 
 
+def launch(line: int, rank: Expr, name: str, body: list[Stmt]) -> Stmt:
+    """A @pl.jit.host program's `chip(..., device=rank)`: the chip program's body, started on
+    that rank's device while the host goes on."""
+    return {"s": "launch", "line": line, "rank": rank, "name": name, "body": body}
+
+
+def join(line: int) -> Stmt:
+    """The host waits for every chip program it launched."""
+    return {"s": "join", "line": line}
+
+
 def if_(line: int, cond: Expr, then: list[Stmt], orelse: list[Stmt]) -> Stmt:
     return {"s": "if", "line": line, "cond": cond, "then": then, "else": orelse}
 

@@ -62,6 +62,11 @@ def _stmts(body, slots, depth, out, line=None):
         elif kind == "at":
             out.append("%s%sat%s:" % (line, pad, "" if s["name"] is None else " " + repr(s["name"])))
             _stmts(s["body"], slots, depth + 1, out, s["line"])
+        elif kind == "launch":
+            out.append("%s%slaunch %s on rank %s:" % (line, pad, s["name"], _expr(s["rank"], slots)))
+            _stmts(s["body"], slots, depth + 1, out, s["line"])
+        elif kind in ("join", "barrier"):
+            out.append("%s%s%s" % (line, pad, kind))
         elif kind == "if":
             out.append("%s%sif %s:" % (line, pad, _expr(s["cond"], slots)))
             _stmts(s["then"], slots, depth + 1, out, s["line"])

@@ -8,6 +8,7 @@ import contextlib
 from pypto.compiler import ir_nodes, tys
 from pypto.compiler.aiv_split import AivSplitMixin
 from pypto.compiler.expressions import ExprTranslator
+from pypto.compiler.host_launch import HostLaunchMixin
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
 from pypto.compiler.kernel_source import MISSING, stored_names
 from pypto.compiler.splice import INCORE_KINDS, ReturnPlan, Scope, SpliceMixin
@@ -85,9 +86,12 @@ def _join_env(a, b):
 
 
 class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMixin,
-                         ExprTranslator):
-    def __init__(self, kernel, spec, kind="orchestration", program=None):
+                         HostLaunchMixin, ExprTranslator):
+    def __init__(self, kernel, spec, kind="orchestration", program=None, devices=None):
+        """devices: a @pl.jit.host program's device ids (kind "host"), one rank each."""
         self.kernel = kernel
+        self.host = kind == "host"
+        self.devices = devices
         self.spec = spec
         self.entry_file = kernel.source_file
         self.slots = [p.name for p in spec.params]
@@ -155,6 +159,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                     for p in self.params.values()
                     if p.kind == "scalar" and not p.runtime and p.name in self.kernel.bound_names]
         body = prologue + self.block(func.body)
+        if self.host:
+            body = self.joined(func, body)
         return {"name": self.kernel.name, "line": func.lineno,
                 "params": [self._param(p) for p in self.params.values()],
                 "slots": self.slots, "body": body}
@@ -377,7 +383,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         if carry is not None and carry.targets and carry.targets != carry.slots:
             post.append(self._assign_many(node, carry.targets,
                                           [self.read_slot(s) for s in carry.slots]))
-        return [s for s in pre + [loop] + post if s is not None]
+        return self.joined(node, [s for s in pre + [loop] + post if s is not None])
 
     def _check_chunk(self, node, label, keywords):
         """`chunk=C` (and `chunk_policy=`) as PyPTO checked them before #1895 removed them: a
@@ -663,7 +669,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         elif self.num_returns != len(pairs):
             raise self.error(node, "this return gives %d value(s) but an earlier one gives %d"
                              % (len(pairs), self.num_returns))
-        return [ir_nodes.return_(self.stmt_line(node), [p[0] for p in pairs])]
+        ret = ir_nodes.return_(self.stmt_line(node), [p[0] for p in pairs])
+        return [ir_nodes.join(self.stmt_line(node)), ret] if self.host else [ret]
 
     def _s_Expr(self, node):
         value = node.value
@@ -672,6 +679,9 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         if isinstance(value, ast.Call):
             if self.is_yield(value):
                 return self.yield_stmt(node, value, None)
+            chip = self.chip_program(value) if self.host else None
+            if chip is not None:
+                return self.launch_call(node, value, chip)
             callee = self.resolve_callee(value)
             if callee is not None:
                 self.splice_call(value, callee, ReturnPlan("discard"))

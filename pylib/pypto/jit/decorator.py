@@ -4,6 +4,7 @@
 _JIT_OPTIONS = ("auto_scope",)
 _INLINE_OPTIONS = ("auto_scope",)
 _INCORE_OPTIONS = ("level",)
+_HOST_OPTIONS = ()
 
 
 class UnrunnableFunction:
@@ -65,7 +66,6 @@ def _make(fn, func_type, options, allowed, spelled):
 
 
 class _JITDecorator:
-    host = staticmethod(_unrunnable("host"))
     opaque = staticmethod(_unrunnable("opaque"))
     extern = staticmethod(_unrunnable("extern"))
 
@@ -76,6 +76,12 @@ class _JITDecorator:
     def inline(fn=None, **options):
         """A helper spliced at each call site; its writes land in the caller's tensors."""
         return _make(fn, "inline", options, _INLINE_OPTIONS, "pl.jit.inline")
+
+    @staticmethod
+    def host(fn=None, **options):
+        """An L3 host program: allocates window buffers and launches a @pl.jit chip program per
+        rank (`chip(..., device=r)`); compiled with RunConfig(distributed_config=...)."""
+        return _make(fn, "host", options, _HOST_OPTIONS, "pl.jit.host")
 
     @staticmethod
     def incore(fn=None, **options):

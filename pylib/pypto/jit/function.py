@@ -12,6 +12,8 @@ from pypto.jit.compiled_program import CompiledProgram, as_run_config
 from pypto.jit.specialize import specialise
 
 _HELPER_KINDS = ("inline", "incore")
+# What a @pl.jit.host program's body reaches: the helpers, and the chip programs it launches.
+_HOST_REACHES = _HELPER_KINDS + ("orchestration",)
 
 
 def compile_entry(owner, kernel, decls, args, kwargs, config, for_call, *, all_runtime=False,
@@ -23,7 +25,8 @@ def compile_entry(owner, kernel, decls, args, kwargs, config, for_call, *, all_r
         # Module constants are frozen at first compile, as in pypto: not in the key. The
         # sources of the entry and of every function spliced into it are.
         key = (kernel.source_file, kernel.source, tuple(sources), spec.key, config.platform,
-               repr(config.strategy), repr(config.dump_passes), config.save_kernels_dir)
+               repr(config.strategy), repr(config.dump_passes), config.save_kernels_dir,
+               repr(config.distributed_config) if kind == "host" else None)
         compiled = owner._cache.get(key)
         if compiled is None:
             out, ir, meta = compiler.build(kernel, spec, config, kind, program,
@@ -33,9 +36,9 @@ def compile_entry(owner, kernel, decls, args, kwargs, config, for_call, *, all_r
     return compiled, spec
 
 
-def helper_sources(kernel, seen=None):
-    """(file, source) of every @pl.jit.inline / .incore function the kernel calls, directly
-    or through other helpers (the JIT's dependency discovery)."""
+def helper_sources(kernel, seen=None, kinds=_HELPER_KINDS):
+    """(file, source) of every function of `kinds` (@pl.jit.inline / .incore) the kernel
+    calls, directly or through other helpers (the JIT's dependency discovery)."""
     seen = {} if seen is None else seen
     for node in ast.walk(kernel.func):
         if not isinstance(node, ast.Call):
@@ -50,11 +53,11 @@ def helper_sources(kernel, seen=None):
         obj = kernel.lookup(base.id)
         for attr in reversed(chain):
             obj = getattr(obj, attr, MISSING) if obj is not MISSING else MISSING
-        if isinstance(obj, JITFunction) and obj._func_type in _HELPER_KINDS \
+        if isinstance(obj, JITFunction) and obj._func_type in kinds \
                 and id(obj) not in seen:
             helper = obj._kernel()[0]
             seen[id(obj)] = (helper.source_file, helper.source)
-            helper_sources(helper, seen)
+            helper_sources(helper, seen, kinds)
     return seen
 
 
@@ -89,7 +92,7 @@ class JITFunction:
         """What the compiler splices for a call of this function (None: an entry kernel,
         which cannot be called from another kernel)."""
         if self._func_type not in _HELPER_KINDS:
-            return None
+            return None  # an entry kernel (or host program): not spliced into a kernel
         return compiler.Callee(self._kernel()[0], self._func_type, self.__name__)
 
     def _check_entry(self):
@@ -101,9 +104,10 @@ class JITFunction:
     def _compile(self, args, kwargs, config, for_call):
         self._check_entry()
         kernel, decls = self._kernel()
-        sources = sorted(helper_sources(kernel).values())
+        host = self._func_type == "host"
+        sources = sorted(helper_sources(kernel, kinds=_HOST_REACHES if host else _HELPER_KINDS).values())
         return compile_entry(self, kernel, decls, args, kwargs, config, for_call,
-                             sources=sources)
+                             kind="host" if host else "orchestration", sources=sources)
 
     def compile(self, *args, config=None, **kwargs):
         """Sample mode (torch tensors among the arguments) or signature mode (none: shapes

@@ -112,6 +112,23 @@ OPS = {
     "array_update_element": _op(("array", "index", "value")),
 }
 
+# The distributed DSL's runtime ops (`pld.*`, pypto.language.distributed): IR ops like the
+# above, but not spelled under `pl.` (the pld placeholders name them).
+PLD_OPS = {
+    # Host program (@pl.jit.host) only: window buffers and their typed views.
+    "window_alloc": _op(("size",), keywords=("dtype", "name")),
+    "window_view": _op(("buf", "shape"), keywords=("dtype",)),
+    # Chip programs: one-sided traffic with a peer rank's window, and signals.
+    "remote_load": _op(("target", "peer", "offsets", "shape", "valid_shape"), 4),
+    "remote_store": _op(("src", "target", "peer", "offsets"), keywords=("atomic",)),
+    "remote_put": _op(("dst", "peer", "src", "dst_offsets", "src_offsets", "shape"), 3,
+                      keywords=("atomic", "chunk_rows", "chunk_cols", "pipeline")),
+    "remote_get": _op(("dst", "peer", "src", "dst_offsets", "src_offsets", "shape"), 3,
+                      keywords=("chunk_rows", "chunk_cols", "pipeline")),
+    "signal_notify": _op(("target", "peer", "offsets", "value"), keywords=("op",)),
+    "signal_wait": _op(("signal", "offsets", "expected"), keywords=("cmp",)),
+}
+
 # Kept for older frontend code; the frontend's own constructs live in constructs.py.
 LOOP_ITERATORS = {
     "range": "range",

@@ -1,0 +1,109 @@
+#include "sim/comm/comm_domain.h"
+
+#include "sim/comm/in_process_transport.h"
+#include "sim/kernel_error.h"
+#include "tensor/python_repr.h"
+
+#include <ATen/ATen.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace pypto_golden::sim {
+
+std::chrono::milliseconds wait_timeout_from_env() {
+  const char* raw = std::getenv("PYPTO_SIM_WAIT_TIMEOUT");
+  if (raw == nullptr || *raw == '\0') return std::chrono::milliseconds(5000);
+  char* end = nullptr;
+  const double seconds = std::strtod(raw, &end);
+  if (end == raw || *end != '\0' || !std::isfinite(seconds) || seconds <= 0)
+    throw std::invalid_argument(std::string("PYPTO_SIM_WAIT_TIMEOUT must be a positive number of seconds, got '") +
+                                raw + "'");
+  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+}
+
+CommDomain::CommDomain(std::vector<int> device_ids, std::vector<Device*> devices,
+                       std::chrono::milliseconds wait_timeout)
+    : device_ids_(std::move(device_ids)),
+      devices_(std::move(devices)),
+      wait_timeout_(wait_timeout),
+      transport_(std::make_unique<InProcessTransport>(static_cast<int>(devices_.size()))),
+      queues_(static_cast<int>(devices_.size())) {}
+
+CommDomain::~CommDomain() {
+  transport_->abort();  // a host program that failed mid-way leaves no rank waiting
+  queues_.wait_idle();
+}
+
+std::string CommDomain::rank_name(int rank) const {
+  return "rank " + std::to_string(rank) + " (device " + std::to_string(device_id(rank)) + ")";
+}
+
+int CommDomain::allocate(int64_t nbytes) { return transport_->allocate(nbytes); }
+
+at::Tensor CommDomain::window(int buffer, at::IntArrayRef shape, c10::ScalarType dtype) {
+  return at::from_blob(transport_->map(0, buffer), shape, at::TensorOptions().dtype(dtype));
+}
+
+int CommDomain::buffer_of(const at::Tensor& t, int rank) {
+  if (!t.defined() || t.numel() == 0) return -1;
+  const auto* p = static_cast<const uint8_t*>(t.data_ptr());
+  for (int b = 0; b < transport_->buffer_count(); ++b) {
+    const uint8_t* base = transport_->map(rank, b);
+    if (p >= base && p < base + transport_->buffer_bytes(b)) return b;
+  }
+  return -1;
+}
+
+at::Tensor CommDomain::peer_view(const at::Tensor& t, int rank, int peer) {
+  const int b = buffer_of(t, rank);
+  if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
+  int64_t last = 0;  // the furthest element the view reaches, in elements from its start
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+  const auto* p = static_cast<const uint8_t*>(t.data_ptr());
+  const int64_t offset = p - transport_->map(rank, b);
+  if (offset + (last + 1) * static_cast<int64_t>(t.element_size()) > transport_->buffer_bytes(b))
+    throw KernelError("the view " + python_shape_repr(t.sizes()) + " runs past the end of its window buffer (" +
+                      std::to_string(transport_->buffer_bytes(b)) + " bytes)");
+  return at::from_blob(transport_->map(peer, b) + offset, t.sizes(), t.strides(), t.options());
+}
+
+void CommDomain::launch(int rank, std::function<void()> job) {
+  queues_.submit(rank, [this, rank, job = std::move(job)] {
+    try {
+      job();
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lock(failure_mu_);
+        if (!failure_) {
+          failure_ = std::current_exception();
+          failed_rank_ = rank;
+        }
+      }
+      transport_->abort();
+    }
+  });
+}
+
+void CommDomain::join() {
+  queues_.wait_idle();
+  std::exception_ptr failure;
+  int rank = -1;
+  {
+    std::lock_guard<std::mutex> lock(failure_mu_);
+    failure = failure_;
+    rank = failed_rank_;
+  }
+  if (!failure) return;
+  try {
+    std::rethrow_exception(failure);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw SimError(std::string(e.what()) + "; on " + rank_name(rank));
+  }
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,69 @@
+// The ranks of one L3 dispatch: their devices, the window buffers they share (through a
+// WindowTransport), and the chip programs the host program launches on them.
+#pragma once
+
+#include "sim/comm/rank_queues.h"
+#include "sim/comm/window_transport.h"
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+class Device;
+
+// PYPTO_SIM_WAIT_TIMEOUT (seconds, default 5): how long a pld.system.wait may block before it
+// is reported as never satisfied. Throws std::invalid_argument for a bad value.
+std::chrono::milliseconds wait_timeout_from_env();
+
+class CommDomain {
+ public:
+  // devices[r] runs rank r; device_ids[r] is its id (for messages).
+  CommDomain(std::vector<int> device_ids, std::vector<Device*> devices, std::chrono::milliseconds wait_timeout);
+  ~CommDomain();  // stops waiting ranks and waits for every launched program
+  CommDomain(const CommDomain&) = delete;
+  CommDomain& operator=(const CommDomain&) = delete;
+
+  int world_size() const { return static_cast<int>(devices_.size()); }
+  int device_id(int rank) const { return device_ids_.at(static_cast<size_t>(rank)); }
+  Device& device(int rank) const { return *devices_.at(static_cast<size_t>(rank)); }
+  WindowTransport& transport() { return *transport_; }
+  std::chrono::milliseconds wait_timeout() const { return wait_timeout_; }
+  // "rank 1 (device 3)"
+  std::string rank_name(int rank) const;
+
+  // pld.alloc_window_buffer: a zeroed buffer of `nbytes` on every rank; returns its id.
+  int allocate(int64_t nbytes);
+  // pld.window: a typed view of the buffer as the host program holds it (rank 0's copy);
+  // launching a chip program rebinds it to the rank's own copy.
+  at::Tensor window(int buffer, at::IntArrayRef shape, c10::ScalarType dtype);
+  // The buffer a view of `rank`'s window lies in, -1 when it lies in none.
+  int buffer_of(const at::Tensor& t, int rank);
+  // The same view in `peer`'s copy of the window (`t` lies in `rank`'s window).
+  at::Tensor peer_view(const at::Tensor& t, int rank, int peer);
+
+  // Runs `job` on the rank's thread after the rank's earlier jobs. A job that throws stops
+  // the other ranks' waits; join() reports it.
+  void launch(int rank, std::function<void()> job);
+  // Waits for every launched job; rethrows the first failure (its message then "; on rank 1
+  // (device 1)"), or Interrupted.
+  void join();
+
+ private:
+  std::vector<int> device_ids_;
+  std::vector<Device*> devices_;
+  std::chrono::milliseconds wait_timeout_;
+  std::unique_ptr<WindowTransport> transport_;
+  RankQueues queues_;
+  std::mutex failure_mu_;
+  std::exception_ptr failure_;
+  int failed_rank_ = -1;
+};
+
+}  // namespace pypto_golden::sim

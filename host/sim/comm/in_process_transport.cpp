@@ -1,0 +1,68 @@
+#include "sim/comm/in_process_transport.h"
+
+#include "sim/interrupt.h"
+
+#include <ATen/ATen.h>
+
+namespace pypto_golden::sim {
+
+int InProcessTransport::allocate(int64_t nbytes) {
+  std::vector<at::Tensor> copies;
+  for (int r = 0; r < world_size_; ++r) copies.push_back(at::zeros({nbytes}, at::TensorOptions().dtype(at::kByte)));
+  std::lock_guard<std::mutex> lock(mu_);
+  buffers_.push_back(std::move(copies));
+  return static_cast<int>(buffers_.size()) - 1;
+}
+
+int InProcessTransport::buffer_count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(buffers_.size());
+}
+
+int64_t InProcessTransport::buffer_bytes(int buffer) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return buffers_.at(static_cast<size_t>(buffer)).front().numel();
+}
+
+uint8_t* InProcessTransport::map(int rank, int buffer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return buffers_.at(static_cast<size_t>(buffer)).at(static_cast<size_t>(rank)).data_ptr<uint8_t>();
+}
+
+void InProcessTransport::notify(int32_t* slot, int32_t value, NotifyOp op) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (op == NotifyOp::AtomicAdd) *slot += value;
+    else *slot = value;
+  }
+  changed_.notify_all();
+}
+
+WaitResult InProcessTransport::wait(const int32_t* slot, int32_t expected, WaitCmp cmp,
+                                    std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto holds = [&] { return cmp == WaitCmp::Eq ? *slot == expected : *slot >= expected; };
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!holds() && !aborted_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) break;
+    // Short slices: Ctrl-C is noticed while a rank waits.
+    changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(50)));
+    if (interrupt_requested()) break;
+  }
+  WaitResult r;
+  r.satisfied = holds();
+  r.aborted = !r.satisfied && aborted_;
+  r.found = *slot;
+  return r;
+}
+
+void InProcessTransport::abort() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    aborted_ = true;
+  }
+  changed_.notify_all();
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,48 @@
+#include "sim/comm/rank_queues.h"
+
+namespace pypto_golden::sim {
+
+RankQueues::RankQueues(int ranks) : queues_(static_cast<size_t>(ranks)) {
+  for (int r = 0; r < ranks; ++r) threads_.emplace_back([this, r] { run(r); });
+}
+
+RankQueues::~RankQueues() {
+  wait_idle();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  work_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void RankQueues::submit(int rank, std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queues_.at(static_cast<size_t>(rank)).push_back(std::move(job));
+    ++busy_;
+  }
+  work_.notify_all();
+}
+
+void RankQueues::wait_idle() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [&] { return busy_ == 0; });
+}
+
+void RankQueues::run(int rank) {
+  auto& queue = queues_[static_cast<size_t>(rank)];
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    work_.wait(lock, [&] { return stopping_ || !queue.empty(); });
+    if (queue.empty()) return;  // stopping, nothing left
+    std::function<void()> job = std::move(queue.front());
+    queue.pop_front();
+    lock.unlock();
+    job();
+    lock.lock();
+    if (--busy_ == 0) idle_.notify_all();
+  }
+}
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,42 @@
+// The one narrow interface for traffic between the ranks of an L3 program: window buffers
+// (allocate, map) and signals (notify, wait). Every rank holds each buffer at the same
+// place in its window, so a peer's copy of a local view is the same offset in the peer's
+// mapping. InProcessTransport keeps every rank in this process; a multi-process transport
+// implements the same calls.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+namespace pypto_golden::sim {
+
+enum class NotifyOp { AtomicAdd, Set };
+enum class WaitCmp { Eq, Ge };
+
+struct WaitResult {
+  bool satisfied = false;
+  bool aborted = false;  // another rank failed: nobody will notify any more
+  int32_t found = 0;     // the slot's value when the wait ended
+};
+
+class WindowTransport {
+ public:
+  virtual ~WindowTransport() = default;
+
+  virtual int world_size() const = 0;
+  // A new buffer of `nbytes` on every rank, zeroed (kernels count on zeroed signals); returns its id.
+  virtual int allocate(int64_t nbytes) = 0;
+  virtual int buffer_count() const = 0;
+  virtual int64_t buffer_bytes(int buffer) const = 0;
+  // Where `rank`'s copy of the buffer is mapped in this process.
+  virtual uint8_t* map(int rank, int buffer) = 0;
+
+  // Applies `op` with `value` to the signal slot (in some rank's mapping) and wakes its waiters.
+  virtual void notify(int32_t* slot, int32_t value, NotifyOp op) = 0;
+  // Blocks until cmp(*slot, expected) holds, the timeout passes, or abort() is called.
+  virtual WaitResult wait(const int32_t* slot, int32_t expected, WaitCmp cmp, std::chrono::milliseconds timeout) = 0;
+  // A rank failed: every wait, now and later, returns at once.
+  virtual void abort() = 0;
+};
+
+}  // namespace pypto_golden::sim
