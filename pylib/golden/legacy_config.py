@@ -35,8 +35,7 @@ _DFX_FLAGS = ("enable_chip_swimlane", "enable_dump_args", "enable_pmu", "enable_
               "enable_scope_stats")
 _EXECUTE_REQUIRED = ("platform", "device_id")
 _EXECUTE_KEYWORDS = _EXECUTE_REQUIRED + _DFX_FLAGS + (
-    "level", "aicpu_thread_num", "analyze_auto_scopes_for_deps",
-    "ring_task_window", "ring_heap", "ring_dep_pool")
+    "level", "aicpu_thread_num", "analyze_auto_scopes_for_deps")
 _HARNESS_ONLY = ("log_level",)
 _RUN_CONFIG_FIELDS = set(RunConfig.__dataclass_fields__)
 
@@ -48,13 +47,16 @@ def _check_dict(what, value):
 
 
 def _runtime_fields(runtime_cfg, distributed=False):
-    """RunConfig fields of an execute_compiled keyword dict (plus log_level). An L3 run
-    (distributed: its devices are the distributed config's) needs no device_id."""
+    """RunConfig fields of an execute_compiled keyword dict (plus log_level). For an L3 run
+    (distributed) the public harness filters runtime_cfg to RunConfig fields instead, and its
+    devices are the distributed config's, so no device_id is needed."""
     fields = _check_dict("runtime_cfg", runtime_cfg)
+    if distributed:
+        return {k: v for k, v in fields.items() if k in _RUN_CONFIG_FIELDS or k in _HARNESS_ONLY}
     for key in fields:
         if key not in _EXECUTE_KEYWORDS + _HARNESS_ONLY:
             raise TypeError(f"execute_compiled() got an unexpected keyword argument {key!r}")
-    missing = [k for k in _EXECUTE_REQUIRED if k not in fields and not (distributed and k == "device_id")]
+    missing = [k for k in _EXECUTE_REQUIRED if k not in fields]
     if missing:
         names = " and ".join(repr(k) for k in missing)
         raise TypeError(f"execute_compiled() missing {len(missing)} required keyword-only "

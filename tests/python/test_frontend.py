@@ -728,13 +728,15 @@ def test_jit_decorator_forms():
     with pytest.raises(TypeError, match=r"'k' is a @pl.jit.inline function: it is spliced into "
                                         r"the kernels that call it and cannot be compiled"):
         pl.jit.inline(k).compile()
-    for name in ("host", "opaque"):
-        made = getattr(pl.jit, name)(k)  # defining one works (scripts define them at import)
-        assert repr(made) == "<pl.jit.%s k>" % name
-        with pytest.raises(NotImplementedError) as info:
-            made()
-        assert str(info.value) == ("'k' is a @pl.jit.%s function, which the bundled pypto-golden frontend does "
-                                   "not run yet" % name)
+    assert repr(pl.jit.host(k)) == "JITFunction('k', func_type='host')"
+    with pytest.raises(TypeError, match=r"pl.jit.host\(\) got an unexpected keyword argument 'level'"):
+        pl.jit.host(level=pl.Level.AIC)
+    made = pl.jit.opaque(k)  # defining one works (scripts define them at import)
+    assert repr(made) == "<pl.jit.opaque k>"
+    with pytest.raises(NotImplementedError) as info:
+        made()
+    assert str(info.value) == ("'k' is a @pl.jit.opaque function, which the bundled pypto-golden frontend does "
+                               "not run yet")
 
 
 def test_an_extern_kernel_is_defined_but_never_runs():

@@ -150,3 +150,15 @@ def test_pto_isa_is_an_error_when_used(name):
         "pypto.runtime.%s(): pypto-golden has no PTO-ISA checkout; it simulates kernels instead of "
         "compiling them to C++, so kernels that need the PTO-ISA headers (pl.jit.extern C++ sources) "
         "cannot run on it" % name)
+
+
+def test_an_l3_run_jit_filters_runtime_cfg_to_run_config_fields():
+    # The public harness: for an L3 program runtime_cfg is filtered to RunConfig fields, and the
+    # devices come from the distributed config, so device_id is not required.
+    from golden import legacy_config
+    from pypto.ir.distributed_compiled_program import DistributedConfig
+
+    dc = DistributedConfig(device_ids=[0, 1])
+    config = legacy_config.jit_config(dict(distributed_config=dc),
+                                      dict(platform="a2a3sim", ring_heap=4096, level=3, not_a_field=1))
+    assert config == {"distributed_config": dc, "platform": "a2a3sim", "ring_heap": 4096}

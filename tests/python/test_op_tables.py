@@ -13,7 +13,7 @@ import pytest
 from golden.native import native
 from pypto.language import op_table
 
-FRONTEND = op_table.OPS
+FRONTEND = {**op_table.OPS, **op_table.PLD_OPS}
 SIMULATOR = {op["name"]: op for op in native.op_table()}
 
 

@@ -9,10 +9,9 @@ _HOST_OPTIONS = ()
 
 class UnrunnableFunction:
     """A decorated function the simulator cannot run: `@pl.jit.extern(...)` (a kernel
-    written in device C++: `source=` / `aic_source=` / `aiv_source=`), `@pl.jit.host` (an L3
-    host program) and `@pl.jit.opaque`. Defining one always works, so a script that defines
-    or imports it still loads; calling it, compiling it or calling it from a kernel is one
-    clear error naming it."""
+    written in device C++: `source=` / `aic_source=` / `aiv_source=`) and `@pl.jit.opaque`.
+    Defining one always works, so a script that defines or imports it still loads; calling
+    it, compiling it or calling it from a kernel is one clear error naming it."""
 
     def __init__(self, kind, fn, options):
         self.kind = kind

@@ -1,0 +1,87 @@
+// The ranks' transport and launch queues: zeroed per-rank buffers, a notify that wakes a
+// wait on another thread, a wait that times out with the value it found, abort() releasing
+// waiters, and a rank's jobs running in order while ranks run side by side.
+#include "sim/comm/in_process_transport.h"
+#include "sim/comm/rank_queues.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+using namespace std::chrono_literals;
+using pypto_golden::sim::InProcessTransport;
+using pypto_golden::sim::NotifyOp;
+using pypto_golden::sim::RankQueues;
+using pypto_golden::sim::WaitCmp;
+
+TEST_CASE("every rank holds its own zeroed copy of a buffer") {
+  InProcessTransport t(2);
+  const int b = t.allocate(16);
+  CHECK(t.buffer_count() == 1);
+  CHECK(t.buffer_bytes(b) == 16);
+  CHECK(t.map(0, b) != t.map(1, b));
+  std::vector<uint8_t> zero(16, 0);
+  CHECK(std::memcmp(t.map(1, b), zero.data(), 16) == 0);
+  t.map(0, b)[3] = 7;
+  CHECK(t.map(1, b)[3] == 0);
+}
+
+TEST_CASE("a notify from another thread satisfies a wait; Set and AtomicAdd") {
+  InProcessTransport t(2);
+  auto* slot = reinterpret_cast<int32_t*>(t.map(1, t.allocate(4)));
+  std::thread peer([&] {
+    std::this_thread::sleep_for(20ms);
+    t.notify(slot, 1, NotifyOp::AtomicAdd);
+    t.notify(slot, 1, NotifyOp::AtomicAdd);
+  });
+  const auto r = t.wait(slot, 2, WaitCmp::Ge, 5000ms);
+  peer.join();
+  CHECK(r.satisfied);
+  CHECK(r.found == 2);
+  t.notify(slot, 9, NotifyOp::Set);
+  CHECK(t.wait(slot, 9, WaitCmp::Eq, 10ms).satisfied);
+}
+
+TEST_CASE("a wait that is never satisfied ends at its timeout with the value it found") {
+  InProcessTransport t(1);
+  auto* slot = reinterpret_cast<int32_t*>(t.map(0, t.allocate(4)));
+  t.notify(slot, 1, NotifyOp::AtomicAdd);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = t.wait(slot, 2, WaitCmp::Eq, 100ms);
+  CHECK(std::chrono::steady_clock::now() - start >= 100ms);
+  CHECK_FALSE(r.satisfied);
+  CHECK_FALSE(r.aborted);
+  CHECK(r.found == 1);
+}
+
+TEST_CASE("abort releases a waiter at once and every later wait") {
+  InProcessTransport t(1);
+  auto* slot = reinterpret_cast<int32_t*>(t.map(0, t.allocate(4)));
+  std::thread failing([&] {
+    std::this_thread::sleep_for(20ms);
+    t.abort();
+  });
+  const auto r = t.wait(slot, 1, WaitCmp::Ge, 10000ms);
+  failing.join();
+  CHECK(r.aborted);
+  CHECK(t.wait(slot, 1, WaitCmp::Ge, 10000ms).aborted);
+}
+
+TEST_CASE("a rank's jobs run in order; ranks run side by side") {
+  RankQueues queues(2);
+  std::vector<int> order;
+  std::atomic<bool> rank1_ran{false};
+  // Rank 0's first job waits for rank 1's: only possible when the ranks run concurrently.
+  queues.submit(0, [&] {
+    while (!rank1_ran) std::this_thread::yield();
+    order.push_back(1);
+  });
+  queues.submit(0, [&] { order.push_back(2); });
+  queues.submit(1, [&] { rank1_ran = true; });
+  queues.wait_idle();
+  CHECK(order == std::vector<int>{1, 2});
+}
