@@ -10,6 +10,8 @@ from typing import Any, List, Optional
 
 import torch
 
+from pypto.runtime.tensor_spec import tensor_from_init
+
 SUPPORTED_SCALAR_DTYPES = [
     torch.int8,
     torch.int32,
@@ -68,24 +70,8 @@ class TensorSpec:
 
     def create_tensor(self):
         """The tensor this spec describes, as the public harness makes it (scripts call it to
-        build their own inputs): a tensor init_value of the spec's dtype comes back as is."""
-        init = self.init_value
-        if init is None:
-            return torch.zeros(self.shape, dtype=self.dtype)
-        if isinstance(init, (int, float)):
-            return torch.full(self.shape, init, dtype=self.dtype)
-        if isinstance(init, torch.Tensor):
-            return init.to(dtype=self.dtype)
-        if callable(init):
-            if init in (torch.randn, torch.rand):
-                # torch has no random kernels for the 8-bit floats: draw in float32 and round.
-                return init(self.shape, dtype=torch.float32).to(self.dtype) \
-                    if self.dtype.itemsize == 1 and self.dtype.is_floating_point \
-                    else init(self.shape, dtype=self.dtype)
-            if init in (torch.zeros, torch.ones):
-                return init(self.shape, dtype=self.dtype)
-            return torch.as_tensor(init(), dtype=self.dtype)
-        raise TypeError(f"Unsupported init_value type {type(init)!r} for tensor {self.name!r}")
+        build their own inputs; golden.run makes its own natively)."""
+        return tensor_from_init(self.name, self.shape, self.dtype, self.init_value)
 
 
 def _coerce_scalar(name, dtype, value):

@@ -516,3 +516,18 @@ def test_tensor_resident_accepts_numpy_like_integers():
 def test_run_checks_config_before_the_compile_only_rule():
     with pytest.raises(ValueError):
         golden.run(fn=object(), specs=[], config={"log_level": "loud"}, compile_only=True, runtime_dir="d")
+
+
+def test_tensor_spec_create_tensor_follows_the_public_harness():
+    # Scripts call it to build their own inputs: zeros, a constant, a tensor (the same object
+    # when it has the dtype), a torch factory called with the shape, a callable's result.
+    assert TensorSpec("a", [2, 3], torch.float32).create_tensor().tolist() == [[0.0] * 3] * 2
+    assert TensorSpec("b", [2], torch.int32, init_value=7).create_tensor().tolist() == [7, 7]
+    given = torch.ones(2, dtype=torch.float32)
+    assert TensorSpec("c", [2], torch.float32, init_value=given).create_tensor() is given
+    assert TensorSpec("d", [4, 5], torch.bfloat16, init_value=torch.randn).create_tensor().shape == (4, 5)
+    made = TensorSpec("e", [2], torch.int64, init_value=lambda: [3, 4]).create_tensor()
+    assert (made.dtype, made.tolist()) == (torch.int64, [3, 4])
+    with pytest.raises(TypeError) as info:
+        TensorSpec("f", [2], torch.float32, init_value="x").create_tensor()
+    assert str(info.value) == "Unsupported init_value type <class 'str'> for tensor 'f'"
