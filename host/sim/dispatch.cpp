@@ -106,7 +106,7 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
   {
     InterruptScope interrupt_scope;
     run_block(fn.body, frame);
-    if (ranks) ranks->domain().join();  // also after a return that skipped the host's last join
+    if (ranks) ranks->domain().join();  // the frontend ends a host program with a join; any program waits here
   }
 
   DispatchReport report;

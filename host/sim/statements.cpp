@@ -5,7 +5,6 @@
 #include "sim/expressions.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
-
 #include "tensor/python_repr.h"
 
 #include <c10/util/Exception.h>
@@ -81,7 +80,7 @@ void LaunchStmt::exec(Frame& frame) const {
   chip.device = &domain.device(r);
   chip.in_parallel = false;
   for (Value& v : chip.slots)
-    if (v.is_tensor() && domain.buffer_of(v.tensor, 0) >= 0) v.tensor = domain.peer_view(v.tensor, 0, r);
+    if (v.is_tensor()) v.tensor = domain.on_rank(v.tensor, r);
   domain.launch(r, [this, chip]() mutable { run_block(body_, chip); });
 }
 

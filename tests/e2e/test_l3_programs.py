@@ -27,7 +27,7 @@ def exchange(x: pl.Tensor[[1, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl
              signal: pld.DistributedTensor[[N, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
     peer = 1 - me
     t = pl.load(x, [0, 0], [1, COLS])
-    pld.tile.remote_store(t, data, peer, [0, 0])
+    pld.tile.remote_store(t, data, peer, [0, 0])  # SEND
     pld.system.notify(signal, peer=peer, offsets=[me, 0], value=1, op=pld.NotifyOp.AtomicAdd)
     pld.system.wait(signal, offsets=[peer, 0], expected=1, cmp=pld.WaitCmp.Ge)  # WAIT
     got = pl.load(data, [0, 0], [1, COLS])  # LOAD
@@ -97,6 +97,22 @@ def test_under_python3_too(python3, tmp_path):
     proc = python3(l3_script(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "passed True" in proc.stdout
+
+
+def test_a_put_of_the_whole_source_takes_its_shape(host, tmp_path):
+    proc = host(l3_script(tmp_path, send="pld.tensor.put(data, peer, x)"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'ys' PASS  shape=(2, 1, 64) dtype=torch.float32" in proc.stdout
+
+
+def test_a_put_whose_offsets_do_not_fit_its_source(host, tmp_path):
+    script = l3_script(tmp_path, send="pld.tensor.put(data, peer, x, [0, 0], [0])")
+    proc = host(script, timeout=60)
+    assert proc.returncode == 1
+    assert re.search("^golden.KernelError: %s:%d: pld.tensor.put: src has rank 2 \\(shape \\(1, 64\\)\\) but the "
+                     "region has offsets \\[0\\] and shape \\[1, 64\\] \\(r=(0|1)\\); on rank \\1 "
+                     "\\(device (3|5)\\)$" % (re.escape(str(script)), line_with(script, "[0, 0], [0])")),
+                     proc.stderr, re.M), proc.stderr
 
 
 def test_a_wait_that_is_never_satisfied_is_reported_after_the_timeout(host, tmp_path):

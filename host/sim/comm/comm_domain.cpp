@@ -60,6 +60,15 @@ int CommDomain::buffer_of(const at::Tensor& t, int rank) {
 at::Tensor CommDomain::peer_view(const at::Tensor& t, int rank, int peer) {
   const int b = buffer_of(t, rank);
   if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
+  return translate(t, b, rank, peer);
+}
+
+at::Tensor CommDomain::on_rank(const at::Tensor& t, int rank) {
+  const int b = buffer_of(t, 0);
+  return b < 0 ? t : translate(t, b, 0, rank);
+}
+
+at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer) {
   int64_t last = 0;  // the furthest element the view reaches, in elements from its start
   for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
   const auto* p = static_cast<const uint8_t*>(t.data_ptr());

@@ -47,6 +47,9 @@ class CommDomain {
   int buffer_of(const at::Tensor& t, int rank);
   // The same view in `peer`'s copy of the window (`t` lies in `rank`'s window).
   at::Tensor peer_view(const at::Tensor& t, int rank, int peer);
+  // What a chip program launched on `rank` sees of a host value: a view of a window (the host
+  // holds rank 0's copy) as the same view of the rank's copy, any other tensor as it is.
+  at::Tensor on_rank(const at::Tensor& t, int rank);
 
   // Runs `job` on the rank's thread after the rank's earlier jobs. A job that throws stops
   // the other ranks' waits; join() reports it.
@@ -56,6 +59,9 @@ class CommDomain {
   void join();
 
  private:
+  // The view `t` of buffer `b` at `rank`, in `peer`'s copy.
+  at::Tensor translate(const at::Tensor& t, int b, int rank, int peer);
+
   std::vector<int> device_ids_;
   std::vector<Device*> devices_;
   std::chrono::milliseconds wait_timeout_;

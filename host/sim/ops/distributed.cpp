@@ -80,6 +80,16 @@ std::vector<int64_t> offsets_or_zeros(const OpArgs& a, size_t i, const char* nam
   return v ? a.as_int_list(*v, name) : zeros_like_rank(t);
 }
 
+// A put's / get's shape: the `shape` argument, else what of src lies past src_offsets (when
+// they do not fit src, src's shape: region() then says what is wrong).
+std::vector<int64_t> transfer_shape(const OpArgs& a, const at::Tensor& src, const std::vector<int64_t>& src_offsets) {
+  if (const Value* s = a.optional(5, "shape")) return a.as_int_list(*s, "shape");
+  std::vector<int64_t> shape(src.sizes().begin(), src.sizes().end());
+  if (src_offsets.size() == shape.size())
+    for (size_t k = 0; k < shape.size(); ++k) shape[k] -= src_offsets[k];
+  return shape;
+}
+
 std::string peer_text(const CommDomain& d, int rank, int peer) {
   return "from " + d.rank_name(rank) + " to " + d.rank_name(peer);
 }
@@ -103,8 +113,7 @@ at::Tensor signal_slot(const OpArgs& a, const at::Tensor& signal, const Value& o
   if (signal.scalar_type() != at::kInt)
     fail(a, "the signal must be an INT32 pld.DistributedTensor, got " + pypto_name(signal.scalar_type()));
   const std::vector<int64_t> offsets = a.as_int_list(offsets_value, "offsets");
-  at::Tensor one = region(a, signal, offsets, std::vector<int64_t>(offsets.size(), 1), "the signal");
-  return one;
+  return region(a, signal, offsets, std::vector<int64_t>(offsets.size(), 1), "the signal");
 }
 
 Value window_alloc(const OpArgs& a) {
@@ -179,10 +188,7 @@ Value remote_put(const OpArgs& a) {
   const int peer = peer_of(a, d, 1, "peer");
   const at::Tensor src = a.tensor(2, "src").valid_view();
   const std::vector<int64_t> src_offsets = offsets_or_zeros(a, 4, "src_offsets", src);
-  std::vector<int64_t> shape;
-  if (const Value* s = a.optional(5, "shape")) shape = a.as_int_list(*s, "shape");
-  else
-    for (int64_t k = 0; k < src.dim(); ++k) shape.push_back(src.size(k) - (static_cast<size_t>(k) < src_offsets.size() ? src_offsets[static_cast<size_t>(k)] : 0));
+  const std::vector<int64_t> shape = transfer_shape(a, src, src_offsets);
   const at::Tensor from = region(a, src, src_offsets, shape, "src");
   const at::Tensor to = region(a, dst, offsets_or_zeros(a, 3, "dst_offsets", dst), shape,
                                "the window dst (" + peer_text(d, rank, peer) + ")");
@@ -197,10 +203,7 @@ Value remote_get(const OpArgs& a) {
   const int peer = peer_of(a, d, 1, "peer");
   const at::Tensor& src = window_arg(a, d, 2, "src");
   const std::vector<int64_t> src_offsets = offsets_or_zeros(a, 4, "src_offsets", src);
-  std::vector<int64_t> shape;
-  if (const Value* s = a.optional(5, "shape")) shape = a.as_int_list(*s, "shape");
-  else
-    for (int64_t k = 0; k < src.dim(); ++k) shape.push_back(src.size(k) - src_offsets[static_cast<size_t>(k)]);
+  const std::vector<int64_t> shape = transfer_shape(a, src, src_offsets);
   const at::Tensor from = region(a, src, src_offsets, shape, "the window src (" + peer_text(d, rank, peer) + ")");
   region(a, dst, offsets_or_zeros(a, 3, "dst_offsets", dst), shape, "dst").copy_(d.peer_view(from, rank, peer));
   return Value::none();

@@ -9,6 +9,7 @@ from pypto.compiler.kernel_source import KernelSource  # noqa: F401
 from pypto.compiler.params import read_params  # noqa: F401
 from pypto.compiler.splice import Callee  # noqa: F401
 from pypto.compiler.statements import FunctionTranslator
+from pypto.runtime.run_config import DistributedConfig
 
 IR_FORMAT, IR_VERSION, META_SCHEMA = "pypto-golden-sim", 1, 1
 
@@ -37,15 +38,9 @@ def host_devices(config):
 def distributed_meta(meta, config):
     """distributed_meta.json, as pypto writes it beside compiled_meta.json for an L3 program:
     the host program's parameters and the distributed config."""
-    dc = config.distributed_config
-    out = dict(meta)
-    out["distributed_config"] = {
-        "device_ids": host_devices(config),
-        "num_sub_workers": dc.num_sub_workers if dc is not None else 0,
-        "runtime": dc.runtime if dc is not None else "tensormap_and_ringbuffer",
-        "aicpu_thread_num": dc.aicpu_thread_num if dc is not None else 0,
-    }
-    return out
+    dc = config.distributed_config or DistributedConfig(device_ids=host_devices(config))
+    fields = ("device_ids", "num_sub_workers", "runtime", "aicpu_thread_num")
+    return dict(meta, distributed_config={f: getattr(dc, f) for f in fields})
 
 
 def compiled_meta(spec, num_returns, platform, backend_type):

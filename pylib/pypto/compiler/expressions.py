@@ -60,7 +60,6 @@ _SHAPE_ARG = {"create_tensor": 0, "full": 0, "create_tile": 0, "reshape": 1}
 # The distributed DSL: window buffers belong to the host program, the remote ops and signals
 # to the chip programs it launches (on either plane there, like pl.read / pl.write).
 _HOST_OPS = ("window_alloc", "window_view")
-_CHIP_COMM_OPS = tuple(op for op in op_table.PLD_OPS if op not in _HOST_OPS)
 _INCORE_BINOP_TEXT = "tensor arithmetic '%s' must be inside " + _INCORE_WHERE
 
 
@@ -604,16 +603,16 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         return ir, tys.of_pure(ir)
 
     def _check_plane(self, node, op, args, kwargs):
-        host = getattr(self, "host", False)
-        if (op in _HOST_OPS) != host and (op in _HOST_OPS or op in _CHIP_COMM_OPS):
-            if host:
+        host = self.host
+        if op in op_table.PLD_OPS:
+            if host and op not in _HOST_OPS:
                 raise self.error(node, "%s() runs on a device: call it in the chip program that "
                                  "the @pl.jit.host program launches with device=, not in the host "
                                  "program" % self.text(node.func))
-            raise self.error(node, "%s() belongs in the @pl.jit.host program, which allocates the "
-                             "window buffers and hands their views to the chip programs it "
-                             "launches" % self.text(node.func))
-        if op in _HOST_OPS or op in _CHIP_COMM_OPS:
+            if not host and op in _HOST_OPS:
+                raise self.error(node, "%s() belongs in the @pl.jit.host program, which allocates the "
+                                 "window buffers and hands their views to the chip programs it "
+                                 "launches" % self.text(node.func))
             return
         if host:
             if any(t.is_tensor for _, t in args) or any(t.is_tensor for _, t in kwargs.values()) \
@@ -777,12 +776,11 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         if name == "world_size":
             if node.args or node.keywords:
                 raise self.error(node, "%s takes no arguments" % label)
-            devices = getattr(self, "devices", None)
-            if devices is None:
+            if self.devices is None:
                 raise self.error(node, "%s is the number of ranks of a @pl.jit.host program; it "
                                  "has no meaning in a chip or single-device kernel (pass the rank "
                                  "or the world size as a scalar)" % label)
-            ir = const("int64", len(devices))
+            ir = const("int64", len(self.devices))
             return ir, tys.of_pure(ir)
         if name == "aiv_shard":
             return self.aiv_shard(node, label)

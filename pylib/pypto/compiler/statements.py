@@ -158,9 +158,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         prologue = [ir_nodes.assign(func.lineno, self.scope.names[p.name], self.scalar_const(p))
                     for p in self.params.values()
                     if p.kind == "scalar" and not p.runtime and p.name in self.kernel.bound_names]
-        body = prologue + self.block(func.body)
-        if self.host:
-            body = self.joined(func, body)
+        body = self.joined(func, prologue + self.block(func.body))
         return {"name": self.kernel.name, "line": func.lineno,
                 "params": [self._param(p) for p in self.params.values()],
                 "slots": self.slots, "body": body}
