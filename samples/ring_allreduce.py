@@ -5,7 +5,9 @@ values in flight and one signal per step, and launches the chip program on every
 (`ring_step(..., device=r)`). Each rank starts from its own row; at every step it passes
 on the row it holds to the next rank's slot (pld.remote_store), signals it
 (pld.system.notify), waits for its own slot from the previous rank (pld.system.wait) and
-adds what arrived. After WORLD - 1 steps every rank holds the sum of all rows.
+adds what arrived. After WORLD - 1 steps every rank holds the sum of all rows, and clears
+its own signals so the next launch starts from zero (window buffers persist between the
+launches of a benchmark, as on hardware).
 
 Run on the simulator (ranks on devices d .. d+3):
     pypto-golden samples/ring_allreduce.py -p a2a3sim -d 0
@@ -41,6 +43,10 @@ def ring_step(
         pld.system.wait(arrived, offsets=[step, 0], expected=1, cmp=pld.WaitCmp.Ge)
         held = pl.load(inbox, [step, 0], [1, COLS])
         acc = pl.add(acc, held)
+    # Windows persist across launches (PYPTO_BENCH): clear this rank's signals for the next
+    # launch. Safe here, since the previous rank notifies each of them once per launch.
+    for step in pl.range(STEPS):
+        pld.system.notify(arrived, peer=rank, offsets=[step, 0], value=0, op=pld.NotifyOp.Set)
     return pl.store(acc, [0, 0], total)
 
 

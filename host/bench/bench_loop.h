@@ -2,18 +2,31 @@
 // between rounds.
 #pragma once
 
-#include "sim/device.h"
 #include "sim/dispatch.h"
-#include "sim/nodes.h"
 
+#include <functional>
+#include <string>
 #include <vector>
 
 namespace pypto_golden {
 
-// Runs `warmup` untimed then `rounds` timed dispatches of `program` and returns each timed
-// dispatch's host wall time in microseconds (upload, execution and read-back included).
-// Stops with sim::Interrupted on Ctrl-C.
-std::vector<double> time_dispatches(const sim::Program& program, const std::vector<sim::HostArg>& args,
-                                    sim::Device& device, int rounds, int warmup);
+// The samples of the timed dispatches, in order.
+struct TimedDispatches {
+  std::vector<double> host_us;               // the whole dispatch: upload, execution, read-back
+  std::vector<std::vector<double>> rank_us;  // L3: [rank][round], the host time of the rank's chip programs
+};
+
+// Called before physical dispatch `index` of the session (0 is the session's first) to set
+// that dispatch's arguments (stepped scalars).
+using BeforeDispatch = std::function<void(int64_t index, std::vector<sim::HostArg>& args)>;
+
+// What a failure report says about dispatch `index`'s arguments ("pos=20").
+using DescribeDispatch = std::function<std::string(int64_t index)>;
+
+// Runs `untimed` then `rounds` timed dispatches as the session's next ones. A failing
+// dispatch's SimError gets "; in benchmark dispatch <index> (<describe(index)>)". Stops with
+// sim::Interrupted on Ctrl-C.
+TimedDispatches time_dispatches(sim::DispatchSession& session, std::vector<sim::HostArg>& args, int rounds, int untimed,
+                                const BeforeDispatch& before, const DescribeDispatch& describe);
 
 }  // namespace pypto_golden

@@ -6,14 +6,10 @@
 
 namespace pypto_golden {
 
-BenchStats summarize(std::vector<double> samples, int rounds, int warmup, std::string metric) {
-  BenchStats s;
-  s.metric = std::move(metric);
-  s.rounds = rounds;
-  s.warmup = warmup;
-  s.samples = std::move(samples);
-  if (s.samples.empty()) return s;
-  std::vector<double> sorted = s.samples;
+SampleStats describe(const std::vector<double>& samples) {
+  SampleStats s;
+  if (samples.empty()) return s;
+  std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
   s.min = sorted.front();
@@ -25,6 +21,21 @@ BenchStats summarize(std::vector<double> samples, int rounds, int warmup, std::s
     for (double v : sorted) ss += (v - s.mean) * (v - s.mean);
     s.stdev = std::sqrt(ss / static_cast<double>(n - 1));
   }
+  return s;
+}
+
+BenchStats summarize(std::vector<double> samples, int rounds, int warmup, std::string metric) {
+  BenchStats s;
+  s.metric = std::move(metric);
+  s.rounds = rounds;
+  s.warmup = warmup;
+  s.samples = std::move(samples);
+  const SampleStats d = describe(s.samples);
+  s.min = d.min;
+  s.median = d.median;
+  s.mean = d.mean;
+  s.max = d.max;
+  s.stdev = d.stdev;
   return s;
 }
 

@@ -19,13 +19,23 @@ namespace pypto_golden {
   X(median, double, 0, "the median sample (the mean of the middle two for an even count)")     \
   X(mean, double, 0, "the mean of the samples")                                                \
   X(max, double, 0, "the largest sample")                                                      \
-  X(stdev, double, 0, "the sample standard deviation (n - 1; 0 for one sample)")
+  X(stdev, double, 0, "the sample standard deviation (n - 1; 0 for one sample)")                \
+  X(level, std::string, "l2", "what ran: l2 (one device), l3 (ranks), l3_resident (ranks, resident specs)")   \
+  X(devices, std::vector<int>, {}, "L3: the device id of each rank")                                      \
+  X(rank_samples, std::vector<std::vector<double>>, {},                                                  \
+    "L3: per rank, the host time its chip programs ran in each timed round")
 
 struct BenchStats {
 #define PYPTO_BENCH_STATS_MEMBER(name, type, init, doc) type name = init;
   PYPTO_BENCH_STATS_FIELDS(PYPTO_BENCH_STATS_MEMBER)
 #undef PYPTO_BENCH_STATS_MEMBER
 };
+
+// The order statistics of one series of samples (all zero for none).
+struct SampleStats {
+  double min = 0, median = 0, mean = 0, max = 0, stdev = 0;
+};
+SampleStats describe(const std::vector<double>& samples);
 
 BenchStats summarize(std::vector<double> samples, int rounds, int warmup, std::string metric);
 

@@ -6,6 +6,7 @@
 #include "bench/bench_stats.h"
 #include "run/native_spec.h"
 #include "run/stage_log.h"
+#include "sim/dispatch_session.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -18,8 +19,8 @@ namespace pypto_golden {
 
 // The rules for ScalarSpec(benchmark_step=...) (README "Benchmark mode"), on a fresh
 // compile: not together with enable_chip_swimlane, compile_runtime=True on a @pl.jit
-// kernel, and resident specs (which the simulator does not have yet, so every stepped
-// scalar is refused). A broken rule is a RunFailure naming the scalar and the rule.
+// kernel, and only in a run with resident specs (the L3 persistent-window benchmark). A
+// broken rule is a RunFailure naming the scalar and the rule.
 void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool jit_kernel, bool chip_swimlane);
 
 // Stepped scalars of a runtime_dir replay: the artifact cannot prove it forwards them, so
@@ -27,18 +28,19 @@ void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool jit_kernel
 std::string replay_skip_line(const std::vector<NativeSpec>& specs);
 
 struct BenchTarget {
-  std::filesystem::path work_dir;
   std::string kernel;
   std::string platform;
-  int device_id = 0;
 };
 
 // Times the dispatch loop, prints the report lines and, with PYPTO_BENCH_JSON, writes the
-// JSON report (bench/bench_reporter.h). `initial` holds the InOut tensors as they were
-// before the correctness dispatch (undefined elsewhere): every round starts from the same
-// state, and the host tensors validation reads are never touched.
+// JSON report (bench/bench_reporter.h). The loop continues `session`: with resident specs
+// it is the correctness dispatch's (that dispatch counts as the first warmup, and resident
+// buffers and windows carry on from it; stepped scalars get value + i * benchmark_step at
+// the session's dispatch i), otherwise a fresh one. `initial` holds the non-resident InOut
+// tensors as they were before the correctness dispatch (undefined elsewhere): every round
+// starts from the same state, and the host tensors validation reads are never touched.
 BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, const std::vector<NativeSpec>& specs,
                          const std::vector<at::Tensor>& host, const std::vector<at::Tensor>& initial,
-                         const StageLog& log);
+                         sim::DispatchSession& session, const StageLog& log);
 
 }  // namespace pypto_golden

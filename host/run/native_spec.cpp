@@ -36,12 +36,23 @@ std::vector<NativeSpec> read_specs(const py::handle& specs) {
       for (const py::handle d : item.attr("shape")) s.shape.push_back(d.cast<int64_t>());
       s.init_value = item.attr("init_value");
       s.is_output = py::getattr(item, "is_output", py::none());
+      // golden.TensorSpec has validated resident=; anything else is off.
+      py::object resident = py::getattr(item, "resident", py::none());
+      if (py::isinstance<py::str>(resident) && resident.cast<std::string>() == "stacked") {
+        s.residency = Residency::Stacked;
+      } else if (py::isinstance<py::int_>(resident) && !py::isinstance<py::bool_>(resident)) {
+        s.residency = Residency::Card;
+        s.resident_worker = resident.cast<int>();
+      }
     } else {
       s.is_tensor = false;
       s.value = item.attr("value").cast<at::Tensor>();
       s.compile_runtime = py::bool_(py::getattr(item, "compile_runtime", py::bool_(false)));
       py::object step = py::getattr(item, "benchmark_step", py::none());
       s.stepped = !step.is_none() && py::bool_(step);
+      if (s.stepped)
+        s.step = c10::isIntegralType(s.dtype, /*includeBool=*/false) ? c10::Scalar(step.cast<int64_t>())
+                                                                     : c10::Scalar(step.cast<double>());
     }
     for (const auto& prev : out)
       if (prev.name == s.name)

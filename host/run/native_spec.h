@@ -5,12 +5,20 @@
 #include "artifact/compiled_meta.h"
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Scalar.h>
 #include <pybind11/pybind11.h>
 
 #include <string>
 #include <vector>
 
 namespace pypto_golden {
+
+// TensorSpec(resident=...): where an L3 run keeps the tensor between dispatches.
+enum class Residency {
+  None,     // uploaded and read back by every dispatch
+  Card,     // the whole tensor on one worker (resident=<int>)
+  Stacked,  // shard i of the leading dim on worker i (resident="stacked")
+};
 
 struct NativeSpec {
   std::string name;
@@ -22,6 +30,9 @@ struct NativeSpec {
   bool compile_runtime = false;          // scalars
   bool stepped = false;                  // scalars: a non-zero benchmark_step
   pybind11::object is_output;            // legacy TensorSpec(is_output=...) or None
+  Residency residency = Residency::None;  // tensors
+  int resident_worker = -1;              // Residency::Card: the worker id
+  c10::Scalar step;                      // scalars, when stepped: the benchmark_step
   Direction direction = Direction::In;   // stamped from the artifact
 };
 

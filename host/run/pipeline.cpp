@@ -5,12 +5,14 @@
 #include "run/kernel_compile.h"
 #include "run/memory_budget.h"
 #include "run/platforms.h"
+#include "run/resident_specs.h"
 #include "run/run_errors.h"
 #include "run/snapshot_stage.h"
 #include "run/tensor_factory.h"
 #include "run/validation_stage.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
+#include "sim/dispatch_session.h"
 #include "sim/program_loader.h"
 #include "tensor/python_repr.h"
 
@@ -35,23 +37,23 @@ std::string unwritten_note(const sim::UnwrittenOutput& u) {
          "whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
 }
 
-// Dispatches the build on the platform's runtime and reads the outputs back into `host`;
-// returns the notes for outputs the kernel left partly unwritten, by name.
-std::map<std::string, std::string> run_on_device(const std::string& platform, int device_id, const std::filesystem::path& work_dir,
-                   const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
-                   const std::string& kernel, const StageLog& log) {
-  require_simulator(platform);
-  auto program = sim::load_program_cached(work_dir);
+// Dispatches the build as the session's next dispatch and reads the outputs back into
+// `host` (resident ones too: this is the session's first dispatch); returns the notes for
+// outputs the kernel left partly unwritten, by name.
+std::map<std::string, std::string> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
+                                                 const std::vector<at::Tensor>& host, const std::string& kernel,
+                                                 const StageLog& log) {
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;
+    args[k].resident = specs[k].residency != Residency::None;
     if (specs[k].is_tensor) args[k].tensor = host[k];
     else args[k].scalar = specs[k].value.item();
   }
   sim::DispatchReport report;
   {
     py::gil_scoped_release release;
-    report = sim::dispatch(*program, args, *sim::simulated_device(device_id));
+    report = sim::dispatch(session, args);
   }
   for (const auto& name : report.written_inputs)
     log.line("[RUN]   warning: kernel '" + kernel + "' wrote its In parameter '" + name +
@@ -59,6 +61,13 @@ std::map<std::string, std::string> run_on_device(const std::string& platform, in
   std::map<std::string, std::string> notes;
   for (const auto& u : report.unwritten_outputs) notes[u.name] = unwritten_note(u);
   return notes;
+}
+
+// A session on the device, waiting for it without the GIL: another run's thread may hold
+// the device and need the GIL to finish.
+std::unique_ptr<sim::DispatchSession> open_session(const sim::Program& program, sim::Device& device) {
+  py::gil_scoped_release release;
+  return std::make_unique<sim::DispatchSession>(program, device);
 }
 
 // The kernel's name for messages on a replay: the function's, else the build directory's
@@ -153,20 +162,34 @@ RunOutcome run_pipeline(const RunRequest& req) {
     std::vector<at::Tensor> initial(specs.size());  // InOut state before the correctness dispatch
     if (benchmark)
       for (size_t k = 0; k < specs.size(); ++k)
-        if (specs[k].is_tensor && specs[k].direction == Direction::InOut) initial[k] = host[k].clone();
+        if (specs[k].is_tensor && specs[k].direction == Direction::InOut && specs[k].residency == Residency::None)
+          initial[k] = host[k].clone();
 
+    // The devices stay this run's from the correctness dispatch to the end of the benchmark.
+    std::shared_ptr<const sim::Program> program;
+    std::shared_ptr<sim::Device> device;
+    std::unique_ptr<sim::DispatchSession> session;
     std::map<std::string, std::string> unwritten;
     log.stage("runtime", [&] {
-      unwritten = run_on_device(platform, device_id, kernel.work_dir, specs, host, kernel.name, log);
+      require_simulator(platform);
+      program = sim::load_program_cached(kernel.work_dir);
+      check_residents(specs, program->devices);
+      device = sim::simulated_device(device_id);
+      session = open_session(*program, *device);
+      unwritten = run_on_device(*session, specs, host, kernel.name, log);
     });
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
     if (benchmark)
       log.stage("benchmark", [&] {
         for (const auto& w : knob_warnings) log.line(w);
-        const BenchTarget target{kernel.work_dir, kernel.name, platform, device_id};
-        outcome.bench = run_benchmark(knobs, target, specs, host, initial, log);
+        if (!has_residents(specs)) {  // resident buffers and windows carry on; otherwise start afresh
+          session.reset();
+          session = open_session(*program, *device);
+        }
+        outcome.bench = run_benchmark(knobs, {kernel.name, platform}, specs, host, initial, *session, log);
       });
+    session.reset();
 
     if (has_golden) {
       ValidationReport report;

@@ -1,7 +1,6 @@
 #include "sim/dispatch.h"
 
 #include "sim/comm/comm_domain.h"
-#include "sim/device_registry.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
 #include "tensor/dtype_names.h"
@@ -9,10 +8,6 @@
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
-
-#include <algorithm>
-#include <memory>
-#include <mutex>
 
 namespace pypto_golden::sim {
 namespace {
@@ -35,59 +30,28 @@ Value scalar_value(const ParamInfo& p, const c10::Scalar& v) {
   return Value::from_int(v.toLong(), dtype);
 }
 
-// The ranks of an L3 dispatch, held for its whole run: their devices (locked like an L2
-// dispatch's device, in one global order so two dispatches cannot deadlock) bound to the
-// domain that connects them.
-class RankDevices {
- public:
-  RankDevices(const Program& program, Device& host) {
-    for (int id : program.devices) ranks_.push_back(simulated_device(id));
-    std::vector<Device*> all{&host};
-    for (auto& d : ranks_) all.push_back(d.get());
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    for (Device* d : all) locks_.emplace_back(d->dispatch_mutex());
-    std::vector<Device*> devices;
-    for (auto& d : ranks_) devices.push_back(d.get());
-    domain_ = std::make_unique<CommDomain>(program.devices, devices, wait_timeout_from_env());
-    for (size_t r = 0; r < ranks_.size(); ++r) ranks_[r]->bind_rank(domain_.get(), static_cast<int>(r));
-    if (std::find(devices.begin(), devices.end(), &host) == devices.end()) {
-      host.bind_rank(domain_.get(), -1);
-      host_ = &host;
-    }
-  }
-  ~RankDevices() {
-    domain_.reset();  // every rank has stopped before the devices are unbound
-    for (auto& d : ranks_) d->bind_rank(nullptr, -1);
-    if (host_ != nullptr) host_->bind_rank(nullptr, -1);
-  }
-  CommDomain& domain() { return *domain_; }
-
- private:
-  std::vector<std::shared_ptr<Device>> ranks_;
-  std::vector<std::unique_lock<std::mutex>> locks_;
-  std::unique_ptr<CommDomain> domain_;
-  Device* host_ = nullptr;
-};
-
 }  // namespace
 
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
                         const DispatchOptions& options) {
-  const Function& fn = program.entry();
+  DispatchSession session(program, device);
+  return dispatch(session, args, options);
+}
+
+DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& args, const DispatchOptions& options) {
+  const Function& fn = session.program().entry();
+  Device& device = session.device();
   if (args.size() != fn.params.size())
     throw ArgumentError("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) +
                         " arguments, got " + std::to_string(args.size()));
-
-  std::unique_lock<std::mutex> owner(device.dispatch_mutex(), std::defer_lock);
-  std::unique_ptr<RankDevices> ranks;
-  if (program.devices.empty()) owner.lock();
-  else ranks = std::make_unique<RankDevices>(program, device);
+  session.begin_dispatch();
+  CommDomain* domain = session.domain();
   Frame frame;
   frame.function = &fn;
   frame.device = &device;
   frame.slots.resize(fn.slot_names.size());
   std::vector<at::Tensor> device_tensors(args.size());
+  std::vector<bool> fresh(args.size(), true);  // not a resident buffer an earlier dispatch made
   for (size_t k = 0; k < args.size(); ++k) {
     const ParamInfo& p = fn.params[k];
     if (p.is_tensor != args[k].is_tensor)
@@ -97,21 +61,28 @@ DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args
       continue;
     }
     check_tensor_arg(p, args[k].tensor);
-    device_tensors[k] = p.direction == "Out"
-                            ? device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type())
-                            : device.upload(args[k].tensor);
+    fresh[k] = !args[k].resident || !session.resident(k).defined();
+    if (!fresh[k]) {
+      device_tensors[k] = session.resident(k);
+    } else {
+      device_tensors[k] = p.direction == "Out"
+                              ? device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type())
+                              : device.upload(args[k].tensor);
+      if (args[k].resident) session.resident(k) = device_tensors[k];
+    }
     frame.slots[k] = Value::from_tensor(device_tensors[k]);
   }
 
   {
     InterruptScope interrupt_scope;
     run_block(fn.body, frame);
-    if (ranks) ranks->domain().join();  // the frontend ends a host program with a join; any program waits here
+    if (domain) domain->join();  // the frontend ends a host program with a join; any program waits here
   }
 
   DispatchReport report;
+  if (domain) report.rank_busy_us = domain->busy_us();
   for (size_t k = 0; k < args.size(); ++k) {
-    if (!fn.params[k].is_tensor) continue;
+    if (!fn.params[k].is_tensor || !fresh[k]) continue;
     if (fn.params[k].direction == "Out" && options.find_unwritten && device.poisons_outputs() &&
         device_tensors[k].scalar_type() != at::kBool) {
       const PoisonScan scan = device.scan_poison(device_tensors[k]);

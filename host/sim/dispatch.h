@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sim/device.h"
+#include "sim/dispatch_session.h"
 #include "sim/nodes.h"
 
 #include <ATen/core/Tensor.h>
@@ -19,6 +20,9 @@ struct HostArg {
   at::Tensor tensor;  // host memory: uploaded for In / InOut
   at::Tensor result;  // where Out / InOut results are read back (undefined: into `tensor`)
   c10::Scalar scalar;  // the 0-dim spec value, exactly (int64 beyond 2^53 included)
+  // A resident tensor: the session's first dispatch uploads it (or allocates a pure Out) and
+  // reads it back; later dispatches reuse that device buffer as the kernel left it.
+  bool resident = false;
 };
 
 // Host arguments that do not fit the program's parameters.
@@ -47,6 +51,7 @@ struct UnwrittenOutput {
 struct DispatchReport {
   std::vector<std::string> written_inputs;  // In parameters the kernel wrote
   std::vector<UnwrittenOutput> unwritten_outputs;
+  std::vector<double> rank_busy_us;  // L3: per rank, the host time its chip programs ran
 };
 
 // Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out
@@ -56,6 +61,9 @@ struct DispatchReport {
 // programs on one simulated device per rank (sim/device_registry), each with its own
 // workers and its own copy of every window buffer.
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
+                        const DispatchOptions& options = {});
+// The same, as the next dispatch of a session (sim/dispatch_session.h).
+DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& args,
                         const DispatchOptions& options = {});
 
 }  // namespace pypto_golden::sim

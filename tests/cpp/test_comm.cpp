@@ -1,8 +1,12 @@
 // The ranks' transport and launch queues: zeroed per-rank buffers, a notify that wakes a
 // wait on another thread, a wait that times out with the value it found, abort() releasing
-// waiters, and a rank's jobs running in order while ranks run side by side.
+// waiters, a rank's jobs running in order while ranks run side by side, and a domain's
+// windows persisting across dispatches.
+#include "sim/comm/comm_domain.h"
 #include "sim/comm/in_process_transport.h"
 #include "sim/comm/rank_queues.h"
+#include "sim/device.h"
+#include "sim/kernel_error.h"
 
 #include <doctest/doctest.h>
 
@@ -84,4 +88,38 @@ TEST_CASE("a rank's jobs run in order; ranks run side by side") {
   queues.submit(1, [&] { rank1_ran = true; });
   queues.wait_idle();
   CHECK(order == std::vector<int>{1, 2});
+}
+
+TEST_CASE("a later dispatch gets the first dispatch's window buffers back as they were left") {
+  pypto_golden::sim::Device d0(0, {}), d1(1, {});
+  pypto_golden::sim::CommDomain domain({0, 1}, {&d0, &d1}, 1000ms);
+  domain.begin_dispatch();
+  const int data = domain.allocate(64);
+  const int signal = domain.allocate(8);
+  CHECK((data == 0 && signal == 1));
+  domain.transport().map(1, signal)[0] = 7;
+  domain.begin_dispatch();
+  CHECK(domain.allocate(64) == data);
+  CHECK(domain.allocate(8) == signal);
+  CHECK(domain.transport().map(1, signal)[0] == 7);
+  CHECK(domain.allocate(4) == 2);  // one more than before: a new zeroed buffer
+  domain.begin_dispatch();
+  CHECK_THROWS_WITH_AS(domain.allocate(32),
+                       "window buffer 0 is 32 bytes in this launch of the host program but was 64 bytes in its "
+                       "first; persistent windows (benchmark mode) need the same allocations every launch",
+                       pypto_golden::sim::KernelError);
+}
+
+TEST_CASE("the domain counts each rank's busy time per dispatch") {
+  pypto_golden::sim::Device d0(0, {}), d1(1, {});
+  pypto_golden::sim::CommDomain domain({0, 1}, {&d0, &d1}, 1000ms);
+  domain.begin_dispatch();
+  domain.launch(1, [] { std::this_thread::sleep_for(30ms); });
+  domain.launch(1, [] { std::this_thread::sleep_for(10ms); });
+  domain.join();
+  REQUIRE(domain.busy_us().size() == 2);
+  CHECK(domain.busy_us()[0] == 0.0);
+  CHECK(domain.busy_us()[1] >= 40000.0);
+  domain.begin_dispatch();
+  CHECK(domain.busy_us()[1] == 0.0);
 }

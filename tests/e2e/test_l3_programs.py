@@ -206,6 +206,16 @@ def test_a_resident_spec_on_a_single_device_kernel(host, tmp_path):
                            "compiled with distributed_config).\n")
 
 
+def test_a_resident_spec_replaying_a_single_device_build(host, tmp_path):
+    assert host("--compile-only", l2_script(tmp_path), timeout=60).returncode == 0
+    build = next((tmp_path / "build_output").iterdir())
+    script = l2_script(tmp_path, x_spec='TensorSpec("x", [16, 16], torch.float32, resident=0)')
+    proc = host("--runtime-dir", build, script, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines()[-1] == ("error: resident is only supported for L3 distributed programs (a "
+                                            "@pl.jit.host kernel compiled with distributed_config).")
+
+
 @pytest.mark.parametrize("call, message", [
     ("pld.world_size()", "pld.world_size() is the number of ranks of a @pl.jit.host program; it has no meaning "
                          "in a chip or single-device kernel (pass the rank or the world size as a scalar)"),

@@ -141,8 +141,8 @@ def test_json_report(monkeypatch, tmp_path):
          "which cannot be combined with enable_chip_swimlane (one handle call may run several physical passes "
          "with the same argument list)"),
         ({"compile_runtime": True}, None,
-         "which needs resident specs (the L3 persistent-window benchmark); this run has none, and the simulator "
-         "does not support resident tensors yet"),
+         "which needs resident specs (the L3 persistent-window benchmark); this run has none, so every launch "
+         "would repeat one argument list"),
     ],
     ids=["no-compile-runtime", "swimlane", "no-resident"],
 )
@@ -193,7 +193,8 @@ def test_zero_step_is_not_stepped():
     assert run(fn=accumulate, specs=specs(step=0), golden_fn=golden).passed
 
 
-BENCH_FIELDS = ["metric", "rounds", "warmup", "samples", "min", "median", "mean", "max", "stdev"]
+BENCH_FIELDS = ["metric", "rounds", "warmup", "samples", "min", "median", "mean", "max", "stdev", "level", "devices",
+                "rank_samples"]
 CONTEXT_TYPES = {"build_type": str, "date": str, "host_name": str, "num_cpus": int, "pypto_golden_version": str,
                  "sim_threads": int, "torch_version": str}
 

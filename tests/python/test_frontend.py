@@ -161,6 +161,7 @@ def test_jit_function_surface(tmp_path):
     assert isinstance(fn, JITFunction)
     assert fn.__name__ == "hello_world"
     assert fn.param_names == ["x", "a", "y"]
+    assert fn._param_names() == ["x", "a", "y"]  # PyPTO's name; corpus scripts call it
     assert repr(fn) == "JITFunction('hello_world', func_type='orchestration')"
 
 

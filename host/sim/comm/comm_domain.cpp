@@ -6,6 +6,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -30,7 +31,8 @@ CommDomain::CommDomain(std::vector<int> device_ids, std::vector<Device*> devices
       devices_(std::move(devices)),
       wait_timeout_(wait_timeout),
       transport_(std::make_unique<InProcessTransport>(static_cast<int>(devices_.size()))),
-      queues_(static_cast<int>(devices_.size())) {}
+      queues_(static_cast<int>(devices_.size())),
+      busy_us_(devices_.size(), 0.0) {}
 
 CommDomain::~CommDomain() {
   transport_->abort();  // a host program that failed mid-way leaves no rank waiting
@@ -41,7 +43,19 @@ std::string CommDomain::rank_name(int rank) const {
   return "rank " + std::to_string(rank) + " (device " + std::to_string(device_id(rank)) + ")";
 }
 
-int CommDomain::allocate(int64_t nbytes) { return transport_->allocate(nbytes); }
+void CommDomain::begin_dispatch() {
+  next_buffer_ = 0;
+  std::fill(busy_us_.begin(), busy_us_.end(), 0.0);
+}
+
+int CommDomain::allocate(int64_t nbytes) {
+  const int b = next_buffer_++;
+  if (b == transport_->buffer_count()) return transport_->allocate(nbytes);
+  if (transport_->buffer_bytes(b) == nbytes) return b;
+  throw KernelError("window buffer " + std::to_string(b) + " is " + std::to_string(nbytes) +
+                    " bytes in this launch of the host program but was " + std::to_string(transport_->buffer_bytes(b)) +
+                    " bytes in its first; persistent windows (benchmark mode) need the same allocations every launch");
+}
 
 at::Tensor CommDomain::window(int buffer, at::IntArrayRef shape, c10::ScalarType dtype) {
   return at::from_blob(transport_->map(0, buffer), shape, at::TensorOptions().dtype(dtype));
@@ -81,8 +95,11 @@ at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer)
 
 void CommDomain::launch(int rank, std::function<void()> job) {
   queues_.submit(rank, [this, rank, job = std::move(job)] {
+    const auto start = std::chrono::steady_clock::now();
     try {
       job();
+      busy_us_[static_cast<size_t>(rank)] +=
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     } catch (...) {
       {
         std::lock_guard<std::mutex> lock(failure_mu_);

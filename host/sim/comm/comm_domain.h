@@ -38,8 +38,18 @@ class CommDomain {
   // "rank 1 (device 3)"
   std::string rank_name(int rank) const;
 
-  // pld.alloc_window_buffer: a zeroed buffer of `nbytes` on every rank; returns its id.
+  // Starts a dispatch of the host program on this domain: its window allocations are matched,
+  // in order, with the earlier dispatches' (persistent windows) and the ranks' busy time
+  // starts from zero.
+  void begin_dispatch();
+  // pld.alloc_window_buffer: a zeroed buffer of `nbytes` on every rank; returns its id. A
+  // later dispatch's n-th allocation gets the first dispatch's n-th buffer back as that
+  // dispatch left it (kernels reset their own signals, as on hardware); throws KernelError
+  // when its size differs.
   int allocate(int64_t nbytes);
+  // Per rank, the host time its chip programs ran since begin_dispatch() (microseconds);
+  // valid after join().
+  const std::vector<double>& busy_us() const { return busy_us_; }
   // pld.window: a typed view of the buffer as the host program holds it (rank 0's copy);
   // launching a chip program rebinds it to the rank's own copy.
   at::Tensor window(int buffer, at::IntArrayRef shape, c10::ScalarType dtype);
@@ -70,6 +80,8 @@ class CommDomain {
   std::mutex failure_mu_;
   std::exception_ptr failure_;
   int failed_rank_ = -1;
+  int next_buffer_ = 0;          // the allocation this dispatch makes next
+  std::vector<double> busy_us_;  // written by each rank's own thread only
 };
 
 }  // namespace pypto_golden::sim

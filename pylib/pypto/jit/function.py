@@ -80,6 +80,10 @@ class JITFunction:
     def __repr__(self):
         return "JITFunction(%r, func_type=%r)" % (self.__name__, self._func_type)
 
+    def _param_names(self):
+        """PyPTO's spelling of param_names (scripts build their spec lists from it)."""
+        return list(self.param_names)
+
     def _kernel(self):
         if self._parsed is None:
             kernel = compiler.KernelSource(self._func)
