@@ -7,6 +7,7 @@
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
+#include <algorithm>
 #include <torch/csrc/utils/pybind.h>
 
 namespace py = pybind11;
@@ -48,6 +49,21 @@ void check_names(const std::vector<std::string>& params, const std::vector<Nativ
                   "); list the specs in the kernel's parameter order");
 }
 
+// An L3 program's arguments are matched by name, as the public harness does: specs holding
+// exactly the parameters' names are put in the parameter order (otherwise check_names says
+// what differs).
+void order_by_name(const std::vector<std::string>& params, std::vector<NativeSpec>& specs) {
+  if (params.size() != specs.size()) return;
+  std::vector<NativeSpec> ordered;
+  ordered.reserve(specs.size());
+  for (const auto& name : params) {
+    auto it = std::find_if(specs.begin(), specs.end(), [&](const NativeSpec& s) { return s.name == name; });
+    if (it == specs.end()) return;
+    ordered.push_back(*it);
+  }
+  specs = std::move(ordered);
+}
+
 bool is_jit_function(const py::handle& fn) {
   return py::hasattr(fn, "compile") && py::hasattr(fn, "param_names");
 }
@@ -55,9 +71,10 @@ bool is_jit_function(const py::handle& fn) {
 }  // namespace
 
 void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta, const std::string& kernel,
-                      const StageLog& log) {
+                      const StageLog& log, bool by_name) {
   std::vector<std::string> params;
   for (const auto& p : meta.params) params.push_back(p.name);
+  if (by_name) order_by_name(params, specs);
   check_names(params, specs, kernel);
   for (size_t k = 0; k < specs.size(); ++k) {
     NativeSpec& s = specs[k];
@@ -97,6 +114,8 @@ CompiledKernel compile_kernel(const py::handle& fn, std::vector<NativeSpec>& spe
   out.name = py::str(py::getattr(fn, "__name__", py::str("kernel")));
   std::vector<std::string> params;
   for (const py::handle p : fn.attr("param_names")) params.push_back(py::str(p));
+  const bool l3 = py::str(py::getattr(fn, "_func_type", py::none())).cast<std::string>() == "host";
+  if (l3) order_by_name(params, specs);
   check_names(params, specs, out.name);
 
   bool signature_mode = false;
@@ -121,7 +140,7 @@ CompiledKernel compile_kernel(const py::handle& fn, std::vector<NativeSpec>& spe
   }
   out.work_dir = std::filesystem::path(py::str(compiled.attr("output_dir")).cast<std::string>());
   out.meta = read_compiled_meta(out.work_dir);
-  stamp_directions(specs, out.meta, out.name, log);
+  stamp_directions(specs, out.meta, out.name, log, l3);
   return out;
 }
 
@@ -141,7 +160,7 @@ CompiledKernel open_build(const std::filesystem::path& dir, std::vector<NativeSp
   } catch (const sim::ProgramError& e) {
     throw RunFailure(std::string("runtime_dir is not a usable build: ") + e.what());
   }
-  stamp_directions(specs, out.meta, out.name, log);
+  stamp_directions(specs, out.meta, out.name, log, std::filesystem::exists(dir / "distributed_meta.json", ec));
   return out;
 }
 

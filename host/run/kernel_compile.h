@@ -31,8 +31,9 @@ CompiledKernel open_build(const std::filesystem::path& dir, std::vector<NativeSp
                           const std::string& kernel_name, const StageLog& log);
 
 // Checks names, order, count, kinds, shapes and dtypes against the artifact and stamps
-// directions (exposed for tests).
+// directions (exposed for tests). `by_name` (L3 programs): specs holding exactly the
+// parameters' names are first put in the parameter order, as the public harness does.
 void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta,
-                      const std::string& kernel, const StageLog& log);
+                      const std::string& kernel, const StageLog& log, bool by_name = false);
 
 }  // namespace pypto_golden

@@ -99,6 +99,21 @@ def test_under_python3_too(python3, tmp_path):
     assert "passed True" in proc.stdout
 
 
+def test_specs_of_an_l3_program_are_matched_by_name(host, tmp_path):
+    # As in the public harness: an L3 program takes its arguments by name, in any spec order.
+    script = l3_script(tmp_path)
+    text = script.read_text().replace(
+        'SPECS = [TensorSpec("xs", [N, 1, COLS], torch.float32, init_value=torch.randn),\n'
+        '         TensorSpec("ys", [N, 1, COLS], torch.float32)]  # SPECS',
+        'SPECS = [TensorSpec("ys", [N, 1, COLS], torch.float32),\n'
+        '         TensorSpec("xs", [N, 1, COLS], torch.float32, init_value=torch.randn)]')
+    assert 'SPECS = [TensorSpec("ys"' in text
+    script.write_text(text)
+    proc = host(script)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'ys' PASS  shape=(2, 1, 64) dtype=torch.float32" in proc.stdout
+
+
 def test_a_put_of_the_whole_source_takes_its_shape(host, tmp_path):
     proc = host(l3_script(tmp_path, send="pld.tensor.put(data, peer, x)"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
