@@ -40,9 +40,11 @@ std::string unwritten_note(const sim::UnwrittenOutput& u) {
 // Dispatches the build as the session's next dispatch and reads the outputs back into
 // `host` (resident ones too: this is the session's first dispatch); returns the notes for
 // outputs the kernel left partly unwritten, by name.
+// `persistent`: the launches that follow keep the windows (benchmark mode), so a signal the
+// kernel leaves set is worth a warning.
 std::map<std::string, std::string> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
                                                  const std::vector<at::Tensor>& host, const std::string& kernel,
-                                                 const StageLog& log) {
+                                                 bool persistent, const StageLog& log) {
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;
@@ -58,6 +60,13 @@ std::map<std::string, std::string> run_on_device(sim::DispatchSession& session, 
   for (const auto& name : report.written_inputs)
     log.line("[RUN]   warning: kernel '" + kernel + "' wrote its In parameter '" + name +
              "'; on the device that write is lost (declare it pl.InOut to keep it)");
+  if (persistent && !report.signal_left_set.empty())
+    log.line("[RUN]   warning: kernel '" + kernel + "' ends its launch with a signal it waits on still set (" +
+             report.signal_left_set +
+             "); window buffers persist between launches (this benchmark's, and on hardware), so the next "
+             "launch's pld.system.wait may be satisfied by this launch's notify: reset each signal once it is "
+             "consumed (pld.system.notify(..., value=0, op=pld.NotifyOp.Set)), or wait for a per-launch count "
+             "(a stepped scalar)");
   std::map<std::string, std::string> notes;
   for (const auto& u : report.unwritten_outputs) notes[u.name] = unwritten_note(u);
   return notes;
@@ -176,7 +185,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
       check_residents(specs, program->devices);
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
-      unwritten = run_on_device(*session, specs, host, kernel.name, log);
+      unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log);
     });
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);

@@ -80,7 +80,10 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   }
 
   DispatchReport report;
-  if (domain) report.rank_busy_us = domain->busy_us();
+  if (domain) {
+    report.rank_busy_us = domain->busy_us();
+    report.signal_left_set = domain->signal_left_set();
+  }
   for (size_t k = 0; k < args.size(); ++k) {
     if (!fn.params[k].is_tensor || !fresh[k]) continue;
     if (fn.params[k].direction == "Out" && options.find_unwritten && device.poisons_outputs() &&

@@ -52,6 +52,7 @@ struct DispatchReport {
   std::vector<std::string> written_inputs;  // In parameters the kernel wrote
   std::vector<UnwrittenOutput> unwritten_outputs;
   std::vector<double> rank_busy_us;  // L3: per rank, the host time its chip programs ran
+  std::string signal_left_set;       // L3: CommDomain::signal_left_set() at the end
 };
 
 // Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out

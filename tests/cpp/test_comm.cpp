@@ -123,3 +123,18 @@ TEST_CASE("the domain counts each rank's busy time per dispatch") {
   domain.begin_dispatch();
   CHECK(domain.busy_us()[1] == 0.0);
 }
+
+TEST_CASE("a signal waited on and left set at the end of a dispatch is named") {
+  pypto_golden::sim::Device d0(0, {}), d1(7, {});
+  pypto_golden::sim::CommDomain domain({0, 7}, {&d0, &d1}, 1000ms);
+  domain.begin_dispatch();
+  const int signal = domain.allocate(8);
+  auto* slots = reinterpret_cast<int32_t*>(domain.transport().map(1, signal));
+  domain.note_wait(1, signal, {0, 0}, &slots[0]);
+  domain.note_wait(1, signal, {1, 0}, &slots[1]);
+  CHECK(domain.signal_left_set() == "");
+  slots[1] = 2;
+  CHECK(domain.signal_left_set() == "rank 1 (device 7): the signal at [1, 0] (window buffer 0) holds 2");
+  domain.begin_dispatch();  // a new launch forgets what the last one waited on
+  CHECK(domain.signal_left_set() == "");
+}

@@ -36,6 +36,15 @@ def bench_lines(out):
     return lines[start + 1:end]
 
 
+def test_a_kernel_that_resets_its_signals_gets_no_warning(host, tmp_path):
+    proc = host(SAMPLES / "ring_allreduce.py", "-p", "a2a3sim", "-d", "0", env=bench_env(tmp_path, 2, 1))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "warning" not in proc.stdout
+    # Without benchmark mode there is one launch, and nothing to warn about.
+    plain = host(l3_script(tmp_path))
+    assert plain.returncode == 0 and "warning" not in plain.stdout
+
+
 def test_a_resident_run_reports_every_rank_and_the_l3_detail_line(host, tmp_path):
     report = tmp_path / "bench.json"
     env = bench_env(tmp_path, 3, 0, PYPTO_BENCH_RAW="1", PYPTO_BENCH_JSON=report)
@@ -106,6 +115,14 @@ def test_stepped_scalar_rules_on_an_l3_program(host, tmp_path, replace, rule):
 def test_a_run_without_residents_benchmarks_as_l3(host, tmp_path):
     proc = host(l3_script(tmp_path), env=bench_env(tmp_path, 2, 1))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # The script never clears the signal it waits on.
+    assert re.search(
+        r"^\[RUN\]   warning: kernel 'host' ends its launch with a signal it waits on still set \(rank (0|1) "
+        r"\(device (3|5)\): the signal at \[(1|0), 0\] \(window buffer 1\) holds 1\); window buffers persist "
+        r"between launches \(this benchmark's, and on hardware\), so the next launch's pld.system.wait may be "
+        r"satisfied by this launch's notify: reset each signal once it is consumed \(pld.system.notify\(\.\.\., "
+        r"value=0, op=pld.NotifyOp.Set\)\), or wait for a per-launch count \(a stepped scalar\)$",
+        proc.stdout, re.M), proc.stdout
     lines = bench_lines(proc.stdout)
     assert re.fullmatch(rf"\[RUN\]     rank 0 \(device 3\): host_us {STATS}", lines[2]), lines
     assert re.fullmatch(rf"\[RUN\]     rank 1 \(device 5\): host_us {STATS}", lines[3]), lines

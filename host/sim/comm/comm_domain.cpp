@@ -46,6 +46,26 @@ std::string CommDomain::rank_name(int rank) const {
 void CommDomain::begin_dispatch() {
   next_buffer_ = 0;
   std::fill(busy_us_.begin(), busy_us_.end(), 0.0);
+  std::lock_guard<std::mutex> lock(waited_mu_);
+  waited_.clear();
+}
+
+void CommDomain::note_wait(int rank, int buffer, std::vector<int64_t> offsets, const int32_t* slot) {
+  std::lock_guard<std::mutex> lock(waited_mu_);
+  for (const auto& w : waited_)
+    if (w.slot == slot) return;
+  waited_.push_back(WaitedSlot{rank, buffer, std::move(offsets), slot});
+}
+
+std::string CommDomain::signal_left_set() const {
+  std::lock_guard<std::mutex> lock(waited_mu_);
+  for (const auto& w : waited_) {
+    const int32_t value = __atomic_load_n(w.slot, __ATOMIC_ACQUIRE);
+    if (value != 0)
+      return rank_name(w.rank) + ": the signal at " + python_list_repr(w.offsets) + " (window buffer " +
+             std::to_string(w.buffer) + ") holds " + std::to_string(value);
+  }
+  return "";
 }
 
 int CommDomain::allocate(int64_t nbytes) {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace pypto_golden::sim {
@@ -50,6 +51,15 @@ class CommDomain {
   // Per rank, the host time its chip programs ran since begin_dispatch() (microseconds);
   // valid after join().
   const std::vector<double>& busy_us() const { return busy_us_; }
+
+  // pld.system.wait on `rank` waited on this signal slot (of window buffer `buffer`, at
+  // `offsets` of the view) in this dispatch.
+  void note_wait(int rank, int buffer, std::vector<int64_t> offsets, const int32_t* slot);
+  // After join(): a slot waited on in this dispatch that is not zero any more, as
+  // "rank 0 (device 0): the signal at [1, 0] (window buffer 1) holds 1"; "" when every one
+  // was reset. Windows persist between launches, so such a slot satisfies the next
+  // launch's wait early.
+  std::string signal_left_set() const;
   // pld.window: a typed view of the buffer as the host program holds it (rank 0's copy);
   // launching a chip program rebinds it to the rank's own copy.
   at::Tensor window(int buffer, at::IntArrayRef shape, c10::ScalarType dtype);
@@ -80,6 +90,14 @@ class CommDomain {
   std::mutex failure_mu_;
   std::exception_ptr failure_;
   int failed_rank_ = -1;
+  struct WaitedSlot {
+    int rank;
+    int buffer;
+    std::vector<int64_t> offsets;
+    const int32_t* slot;
+  };
+  mutable std::mutex waited_mu_;
+  std::vector<WaitedSlot> waited_;  // in the order first waited on, each slot once
   int next_buffer_ = 0;          // the allocation this dispatch makes next
   std::vector<double> busy_us_;  // written by each rank's own thread only
 };

@@ -240,7 +240,10 @@ Value signal_wait(const OpArgs& a) {
     else if (m != "Eq") fail(a, "cmp must be pld.WaitCmp.Eq or pld.WaitCmp.Ge, got " + m);
   }
   const WaitResult r = d.transport().wait(slot.data_ptr<int32_t>(), static_cast<int32_t>(expected), cmp, d.wait_timeout());
-  if (r.satisfied) return Value::none();
+  if (r.satisfied) {
+    d.note_wait(rank, d.buffer_of(signal, rank), a.as_int_list(offsets, "offsets"), slot.data_ptr<int32_t>());
+    return Value::none();
+  }
   check_interrupt();
   if (r.aborted) fail(a, "stopped waiting: another rank failed");
   const double seconds = static_cast<double>(d.wait_timeout().count()) / 1000.0;
