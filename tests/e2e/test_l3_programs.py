@@ -153,6 +153,15 @@ def test_a_launch_past_the_last_rank(host, tmp_path):
             "which runs on 2 ranks (device ids [3, 5]), so it must be in 0..1 (r=1)\n") in proc.stderr
 
 
+def test_a_launch_whose_value_is_used(host, tmp_path):
+    script = l3_script(tmp_path, launch="out = chip(xs[r], ys[r], data, signal, r, device=r)")
+    proc = host(script, timeout=60)
+    assert proc.returncode == 1
+    assert (f"KernelCompileError: {script}:{line_with(script, 'out = chip')}: chip(..., device=r) launches a chip "
+            "program, which has no value in the host program: write it as a statement (its results land in the "
+            "tensors it is given)\n") in proc.stderr, proc.stderr
+
+
 def test_a_remote_store_past_the_window(host, tmp_path):
     script = l3_script(tmp_path, load="got = pl.load(data, [0, 0], [1, COLS])\n    "
                                       "pld.tile.remote_store(t, data, peer, [0, 8])")

@@ -511,9 +511,7 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         if describe is not None:
             callee = describe()
             if callee is None:
-                raise self.error(node, "'%s' is a @pl.jit entry kernel and cannot be called from "
-                                 "a kernel; decorate it with @pl.jit.inline or @pl.jit.incore"
-                                 % name)
+                raise self.entry_kernel_error(node, name)
             return self.splice_call(node, callee)
         raise self.error(node, "call to '%s' is not supported in a kernel: only pl.<op>(...) "
                          "calls and calls of @pl.jit.inline / @pl.jit.incore functions are "

@@ -117,10 +117,17 @@ class SpliceMixin:
             return None
         callee = describe()
         if callee is None:
-            raise self.error(call, "'%s' is a @pl.jit entry kernel and cannot be called from a "
-                             "kernel; decorate it with @pl.jit.inline or @pl.jit.incore"
-                             % self.text(func))
+            raise self.entry_kernel_error(call, self.text(func))
         return callee
+
+    def entry_kernel_error(self, node, name):
+        """The error for a call of a @pl.jit entry kernel where it cannot run."""
+        if getattr(self, "host", False):
+            return self.error(node, "%s(..., device=r) launches a chip program, which has no value in the "
+                              "host program: write it as a statement (its results land in the tensors "
+                              "it is given)" % name)
+        return self.error(node, "'%s' is a @pl.jit entry kernel and cannot be called from a kernel; "
+                          "decorate it with @pl.jit.inline or @pl.jit.incore" % name)
 
     def _bind_call(self, node, callee, label):
         """AST argument per callee parameter (None: the default applies)."""
