@@ -75,7 +75,8 @@ std::optional<MemoryBudget> memory_budget() {
   return budget;
 }
 
-// "12.5 GiB", "640.0 MiB", "3.0 KiB", "512 B".
+}  // namespace
+
 std::string bytes_text(uint64_t bytes) {
   static const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
   if (bytes < 1024) return std::to_string(bytes) + " B";
@@ -90,7 +91,17 @@ std::string bytes_text(uint64_t bytes) {
   return text;
 }
 
-}  // namespace
+void rethrow_if_out_of_memory(const std::string& what, const std::string& spec, const std::string& doing) {
+  if (what.find("can't allocate memory") == std::string::npos && what.find("MemoryError") == std::string::npos &&
+      what.find("std::bad_alloc") == std::string::npos)
+    return;
+  std::string amount = "more memory than there is";
+  const std::string marker = "you tried to allocate ";
+  const size_t at = what.find(marker);
+  if (at != std::string::npos) amount = bytes_text(std::strtoull(what.c_str() + at + marker.size(), nullptr, 10));
+  throw RunFailure("not enough memory for this run: TensorSpec '" + spec + "': " + doing + " tried to allocate " +
+                   amount + " and the allocator refused; the run was not started");
+}
 
 void check_memory_budget(const std::vector<NativeSpec>& specs) {
   const std::optional<MemoryBudget> budget = memory_budget();

@@ -1,5 +1,6 @@
 #include "run/tensor_factory.h"
 
+#include "run/memory_budget.h"
 #include "run/run_errors.h"
 #include "tensor/float8.h"
 #include "tensor/python_repr.h"
@@ -20,9 +21,7 @@ at::Tensor checked_shape(const NativeSpec& spec, at::Tensor t, const char* what)
   return t;
 }
 
-}  // namespace
-
-at::Tensor create_host_tensor(const NativeSpec& spec) {
+at::Tensor make_host_tensor(const NativeSpec& spec) {
   const auto opts = at::TensorOptions().dtype(spec.dtype);
   const py::handle init = spec.init_value;
   if (!init || init.is_none()) return at::zeros(spec.shape, opts);
@@ -55,6 +54,27 @@ at::Tensor create_host_tensor(const NativeSpec& spec) {
   }
   throw py::type_error("Unsupported init_value type " + std::string(py::str(py::type::of(init))) +
                        " for tensor '" + spec.name + "'");
+}
+
+}  // namespace
+
+at::Tensor create_host_tensor(const NativeSpec& spec) {
+  // The memory budget counts the spec's own bytes; an init_value callable may allocate
+  // far more (or the machine may have less than it said), and that ends the run the same way.
+  const bool callable = spec.init_value && PyCallable_Check(spec.init_value.ptr());
+  const std::string doing = callable ? "its init_value callable" : "its tensor";
+  try {
+    return make_host_tensor(spec);
+  } catch (const py::error_already_set& e) {
+    rethrow_if_out_of_memory(e.what(), spec.name, doing);
+    throw;
+  } catch (const c10::Error& e) {
+    rethrow_if_out_of_memory(e.what(), spec.name, doing);
+    throw;
+  } catch (const std::bad_alloc&) {
+    rethrow_if_out_of_memory("std::bad_alloc", spec.name, doing);
+    throw;
+  }
 }
 
 }  // namespace pypto_golden

@@ -212,6 +212,16 @@ def test_a_run_that_cannot_fit_in_memory_is_refused_before_it_allocates(monkeypa
                                "or T suffix (e.g. 16G), got 'lots'")
 
 
+def test_an_init_value_the_allocator_refuses_ends_the_run_with_its_size(capsys):
+    # 1 PiB: beyond the address space, so refused even where memory is overcommitted.
+    result = run(fn=scale_add, specs=specs(x_init=lambda: torch.empty(2**50, dtype=torch.uint8)),
+                 golden_fn=golden_fn)
+    assert not result.passed
+    assert result.error == ("not enough memory for this run: TensorSpec 'x': its init_value callable tried to "
+                            "allocate 1024.0 TiB and the allocator refused; the run was not started")
+    assert "[RUN] generate inputs failed" in lines(capsys)
+
+
 def test_runtime_scalar_compiles_in_signature_mode():
     scalar_specs = specs()
     scalar_specs[1] = ScalarSpec("a", torch.float32, 0.5, compile_runtime=True)
