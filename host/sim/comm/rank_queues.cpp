@@ -12,17 +12,18 @@ RankQueues::~RankQueues() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
-  work_.notify_all();
+  for (auto& q : queues_) q.work.notify_one();
   for (auto& t : threads_) t.join();
 }
 
 void RankQueues::submit(int rank, std::function<void()> job) {
+  Queue& q = queues_.at(static_cast<size_t>(rank));
   {
     std::lock_guard<std::mutex> lock(mu_);
-    queues_.at(static_cast<size_t>(rank)).push_back(std::move(job));
+    q.jobs.push_back(std::move(job));
     ++busy_;
   }
-  work_.notify_all();
+  q.work.notify_one();
 }
 
 void RankQueues::wait_idle() {
@@ -31,13 +32,13 @@ void RankQueues::wait_idle() {
 }
 
 void RankQueues::run(int rank) {
-  auto& queue = queues_[static_cast<size_t>(rank)];
+  Queue& q = queues_[static_cast<size_t>(rank)];
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
-    work_.wait(lock, [&] { return stopping_ || !queue.empty(); });
-    if (queue.empty()) return;  // stopping, nothing left
-    std::function<void()> job = std::move(queue.front());
-    queue.pop_front();
+    q.work.wait(lock, [&] { return stopping_ || !q.jobs.empty(); });
+    if (q.jobs.empty()) return;  // stopping, nothing left
+    std::function<void()> job = std::move(q.jobs.front());
+    q.jobs.pop_front();
     lock.unlock();
     job();
     lock.lock();

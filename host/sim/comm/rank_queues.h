@@ -27,10 +27,15 @@ class RankQueues {
  private:
   void run(int rank);
 
+  // A rank's jobs and the condition its thread sleeps on: a submit wakes only that thread.
+  struct Queue {
+    std::deque<std::function<void()>> jobs;
+    std::condition_variable work;
+  };
+
   std::mutex mu_;
-  std::condition_variable work_;
   std::condition_variable idle_;
-  std::vector<std::deque<std::function<void()>>> queues_;
+  std::deque<Queue> queues_;  // a deque: Queue cannot move
   int busy_ = 0;  // jobs queued or running
   bool stopping_ = false;
   std::vector<std::thread> threads_;
