@@ -4,7 +4,6 @@ annotations, scalars by keyword), scalar specialisation (a scalar's value is bak
 the program) and pl.RUNTIME (the scalar stays a parameter read at dispatch)."""
 
 import math
-import warnings
 
 from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
 from pypto.compiler.ir_nodes import fits_int64
@@ -74,7 +73,7 @@ def _scalar_value(kernel, decl, dtype, value):
     return value
 
 
-def _bind_tensor(kernel, decl, value, dynamic, from_tensor=True):
+def _bind_tensor(kernel, decl, value, dynamic):
     """A tensor parameter. pl.dynamic dims become None (a runtime extent: -1 in the IR and
     compiled_meta.json); `dynamic` maps each DynVar to the extent seen first."""
     import torch
@@ -98,14 +97,9 @@ def _bind_tensor(kernel, decl, value, dynamic, from_tensor=True):
     shape = tuple(int(d) for d in value.shape)
     if decl.shape is not None and (len(decl.shape) != len(shape) or any(
             not isinstance(a, DynVar) and a != s for a, s in zip(decl.shape, shape))):
-        message = "parameter '%s': annotated shape %s but the tensor passed has shape %s" % (
-            decl.name, _dims(decl.shape), _dims(shape))
-        if not from_tensor or len(decl.shape) != len(shape):
-            raise kernel.error(decl.line, message, KernelArgumentMismatchError)
-        # PyPTO's JIT specialises a @pl.jit function on the tensors it is given (their
-        # extents replace the annotation's), so this compiles there too: say so, and do the same.
-        warnings.warn_explicit(message + "; specialising on the tensor's shape, as PyPTO's JIT does",
-                               UserWarning, kernel.source_file, decl.line)
+        raise kernel.error(decl.line, "parameter '%s': annotated shape %s but the tensor "
+                           "passed has shape %s" % (decl.name, _dims(decl.shape), _dims(shape)),
+                           KernelArgumentMismatchError)
     if decl.dtype is not None and decl.dtype is not dtype:
         raise kernel.error(decl.line, "parameter '%s': annotated dtype %s but the tensor "
                            "passed has dtype %s" % (decl.name, decl.dtype, dtype),
@@ -213,7 +207,7 @@ def specialise(kernel, decls, args, kwargs, for_call, all_runtime=False):
                                    "torch.Tensor or a number, got %s"
                                    % (d.name, type(v).__name__), KernelArgumentError)
         if kind == "tensor":
-            bound.append(_bind_tensor(kernel, d, v, dynamic, from_tensor=not all_runtime))
+            bound.append(_bind_tensor(kernel, d, v, dynamic))
         else:
             bound.append(_bind_scalar(kernel, d, v, signature_mode, dflt, all_runtime))
     return Specialisation(bound, values)
