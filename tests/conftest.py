@@ -68,5 +68,13 @@ def stage_lines(stdout):
     return [line for line in stdout.splitlines() if line.startswith("[RUN]")]
 
 
+def bench_lines(out):
+    """The lines between "[RUN] benchmark ..." and "[RUN] benchmark done"."""
+    lines = out.splitlines()
+    start = lines.index("[RUN] benchmark ...")
+    end = next(i for i, line in enumerate(lines) if line.startswith("[RUN] benchmark done"))
+    return lines[start + 1 : end]
+
+
 sys.path.insert(0, str(REPO / "pylib"))
 sys.path.insert(0, str(EXT_DIR))

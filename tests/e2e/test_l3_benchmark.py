@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import SAMPLES, clean_env
+from conftest import SAMPLES, bench_lines, clean_env
 from test_l3_programs import l3_script, line_with
 
 NUMBER = r"[0-9]+\.[0-9]"
@@ -27,13 +27,6 @@ def kv_sample(tmp_path, **replace):
 
 def bench_env(tmp_path, rounds, warmup, **extra):
     return clean_env(tmp_path, PYPTO_BENCH="1", PYPTO_BENCH_ROUNDS=rounds, PYPTO_BENCH_WARMUP=warmup, **extra)
-
-
-def bench_lines(out):
-    lines = out.splitlines()
-    start = lines.index("[RUN] benchmark ...")
-    end = next(i for i, line in enumerate(lines) if line.startswith("[RUN] benchmark done"))
-    return lines[start + 1:end]
 
 
 def test_a_kernel_that_resets_its_signals_gets_no_warning(host, tmp_path):

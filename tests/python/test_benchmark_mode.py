@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import pypto.language as pl
+from conftest import bench_lines
 from golden import BenchStats, ScalarSpec, TensorSpec, run
 
 N = 16
@@ -45,13 +46,6 @@ def clean(tmp_path, monkeypatch):
     monkeypatch.setenv("PYPTO_PROG_BUILD_DIR", str(tmp_path))
     for knob in ("PYPTO_BENCH", "PYPTO_BENCH_ROUNDS", "PYPTO_BENCH_WARMUP", "PYPTO_BENCH_RAW", "PYPTO_BENCH_JSON"):
         monkeypatch.delenv(knob, raising=False)
-
-
-def bench_lines(out):
-    lines = out.splitlines()
-    start = lines.index("[RUN] benchmark ...")
-    end = next(i for i, line in enumerate(lines) if line.startswith("[RUN] benchmark done"))
-    return lines[start + 1 : end]
 
 
 def test_benchmark_runs_between_runtime_and_validate(monkeypatch, capsys):
