@@ -92,10 +92,14 @@ BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, con
       args[k].resident = true;
     } else if (s.direction == Direction::In) {
       args[k].tensor = host[k];
-    } else {
-      // Results land in scratch buffers; InOut rounds all start from the initial state.
-      args[k].tensor = s.direction == Direction::InOut ? initial[k] : at::empty_like(host[k]);
+    } else if (s.direction == Direction::InOut) {
+      // Every round starts from the initial state; results land in a scratch buffer.
+      args[k].tensor = initial[k];
       args[k].result = at::empty_like(host[k]);
+    } else {
+      // A round's pure Out is handed over and dropped: no read-back copy.
+      args[k].tensor = at::empty(host[k].sizes(), host[k].options().device(at::kMeta));
+      args[k].hand_over = true;
     }
   }
   const BeforeDispatch step = [&](int64_t dispatch, std::vector<sim::HostArg>& a) {

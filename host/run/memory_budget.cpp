@@ -14,8 +14,6 @@
 namespace pypto_golden {
 namespace {
 
-constexpr uint64_t kCopiesHeld = 3;  // host data, golden clone, device copy
-
 std::optional<uint64_t> mem_available() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -47,14 +45,19 @@ uint64_t parse_limit(const std::string& raw) {
   return static_cast<uint64_t>(n) * scale;
 }
 
-// Bytes of the spec tensors (one copy of each).
-uint64_t spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
-  uint64_t total = 0;
+// Bytes of one copy of the spec tensors: the In ones, and the Out / InOut ones.
+struct SpecBytes {
+  uint64_t inputs = 0;
+  uint64_t outputs = 0;
+};
+
+SpecBytes spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
+  SpecBytes total;
   for (const auto& s : specs) {
     if (!s.is_tensor) continue;
     uint64_t n = c10::elementSize(s.dtype);
     for (int64_t d : s.shape) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
-    total += n;
+    (s.direction == Direction::In ? total.inputs : total.outputs) += n;
   }
   return total;
 }
@@ -106,13 +109,15 @@ void rethrow_if_out_of_memory(const std::string& what, const std::string& spec, 
 void check_memory_budget(const std::vector<NativeSpec>& specs) {
   const std::optional<MemoryBudget> budget = memory_budget();
   if (!budget) return;
-  const uint64_t tensors = spec_tensor_bytes(specs);
-  const uint64_t needed = tensors * kCopiesHeld;
+  // The golden and the device share an input's host bytes until one writes them; an output
+  // exists as the kernel's result and as the golden's (sim/dispatch.h, run/golden_stage.h).
+  const SpecBytes tensors = spec_tensor_bytes(specs);
+  const uint64_t needed = tensors.inputs + 2 * tensors.outputs;
   if (needed <= budget->bytes) return;
   throw RunFailure("not enough memory for this run: its tensors need at least " + bytes_text(needed) + " (" +
-                   bytes_text(tensors) + " of spec tensors, each held as host data, golden clone and device "
-                   "copy) but " + bytes_text(budget->bytes) + " is available (" + budget->source +
-                   "); the run was not started");
+                   bytes_text(tensors.inputs) + " of In tensors, held once, and " + bytes_text(tensors.outputs) +
+                   " of Out / InOut tensors, held twice: the kernel's result and the golden's) but " +
+                   bytes_text(budget->bytes) + " is available (" + budget->source + "); the run was not started");
 }
 
 }  // namespace pypto_golden

@@ -14,6 +14,7 @@
 #include "sim/dispatch.h"
 #include "sim/dispatch_session.h"
 #include "sim/program_loader.h"
+#include "tensor/lazy_copy.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
@@ -37,26 +38,40 @@ std::string unwritten_note(const sim::UnwrittenOutput& u) {
          "whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
 }
 
-// Dispatches the build as the session's next dispatch and reads the outputs back into
-// `host` (resident ones too: this is the session's first dispatch); returns the notes for
-// outputs the kernel left partly unwritten, by name.
+// Dispatches the build as the session's next dispatch; the outputs replace their `host`
+// tensors (resident ones are read back into them: this is the session's first dispatch);
+// returns the notes for outputs the kernel left partly unwritten, by name.
 // `persistent`: the launches that follow keep the windows (benchmark mode), so a signal the
 // kernel leaves set is worth a warning.
 std::map<std::string, std::string> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
-                                                 const std::vector<at::Tensor>& host, const std::string& kernel,
+                                                 std::vector<at::Tensor>& host, const std::string& kernel,
                                                  bool persistent, const StageLog& log) {
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;
     args[k].resident = specs[k].residency != Residency::None;
-    if (specs[k].is_tensor) args[k].tensor = host[k];
-    else args[k].scalar = specs[k].value.item();
+    if (!specs[k].is_tensor) {
+      args[k].scalar = specs[k].value.item();
+    } else if (args[k].resident || specs[k].direction == Direction::In) {
+      args[k].tensor = host[k];
+    } else {
+      // Outputs are handed over, not copied: an InOut's host tensor becomes the device buffer
+      // and a pure Out's host tensor (only the golden's starting point) is freed before the
+      // kernel runs, so each output is held twice (result and golden), not three times.
+      args[k].hand_over = true;
+      args[k].tensor = specs[k].direction == Direction::InOut
+                           ? std::move(host[k])
+                           : at::empty(host[k].sizes(), host[k].options().device(at::kMeta));
+      host[k] = at::Tensor();
+    }
   }
   sim::DispatchReport report;
   {
     py::gil_scoped_release release;
     report = sim::dispatch(session, args);
   }
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (args[k].hand_over) host[k] = report.outputs[k];
   for (const auto& name : report.written_inputs)
     log.line("[RUN]   warning: kernel '" + kernel + "' wrote its In parameter '" + name +
              "'; on the device that write is lost (declare it pl.InOut to keep it)");
@@ -172,7 +187,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
     if (benchmark)
       for (size_t k = 0; k < specs.size(); ++k)
         if (specs[k].is_tensor && specs[k].direction == Direction::InOut && specs[k].residency == Residency::None)
-          initial[k] = host[k].clone();
+          initial[k] = lazy_copy(host[k]);
 
     // The devices stay this run's from the correctness dispatch to the end of the benchmark.
     std::shared_ptr<const sim::Program> program;

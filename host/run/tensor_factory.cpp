@@ -48,7 +48,7 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
     py::object as_tensor = torch.attr("as_tensor")(produced, py::arg("dtype") = python_dtype(spec.dtype));
     at::Tensor t = as_tensor.cast<at::Tensor>();
     checked_shape(spec, t, "the init_value callable's result");
-    if (t.data_ptr() == (THPVariable_Check(produced.ptr()) ? produced.cast<at::Tensor>().data_ptr() : nullptr))
+    if (t.const_data_ptr() == (THPVariable_Check(produced.ptr()) ? produced.cast<at::Tensor>().const_data_ptr() : nullptr))
       t = t.clone();
     return t.contiguous();
   }

@@ -1,6 +1,7 @@
 #include "sim/device.h"
 
 #include "sim/ops/sort_kernels.h"
+#include "tensor/lazy_copy.h"
 
 #include <ATen/ATen.h>
 
@@ -82,9 +83,14 @@ at::Tensor Device::allocate(at::IntArrayRef shape, c10::ScalarType dtype) {
   return DeviceMemory::allocate(memory_, shape, dtype);
 }
 
-at::Tensor Device::upload(const at::Tensor& host) {
+at::Tensor Device::upload(const at::Tensor& host, bool share) {
+  // A whole contiguous host tensor is shared copy-on-write: a kernel that only reads an
+  // input costs no copy and no memory, and the host never sees a device write.
+  if (share && host.is_contiguous() && host.storage_offset() == 0 && host.nbytes() == host.storage().nbytes() &&
+      shareable(host))
+    return lazy_copy(host);
   at::Tensor dev = allocate(host.sizes(), host.scalar_type());
-  if (host.is_contiguous()) copy_bytes(dev.data_ptr(), host.data_ptr(), dev.nbytes());
+  if (host.is_contiguous()) copy_bytes(dev.data_ptr(), host.const_data_ptr(), dev.nbytes());
   else dev.copy_(host);
   return dev;
 }
@@ -102,7 +108,7 @@ at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype)
 }
 
 PoisonScan Device::scan_poison(const at::Tensor& t) {
-  const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
+  const auto* bytes = static_cast<const unsigned char*>(t.const_data_ptr());
   const size_t width = t.element_size();  // divides the 1 MiB chunks, so no element straddles two
   const unsigned char pattern = static_cast<unsigned char>(poison_byte(t.scalar_type()));
   std::atomic<int64_t> count{0}, first{INT64_MAX};
@@ -126,16 +132,17 @@ PoisonScan Device::scan_poison(const at::Tensor& t) {
 void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {
   if (host.is_contiguous() && host.scalar_type() == device_tensor.scalar_type() &&
       host.sizes().equals(device_tensor.sizes()) && device_tensor.is_contiguous())
-    copy_bytes(host.data_ptr(), device_tensor.data_ptr(), host.nbytes());
+    copy_bytes(host.data_ptr(), device_tensor.const_data_ptr(), host.nbytes());
   else
     const_cast<at::Tensor&>(host).copy_(device_tensor);
 }
 
 bool Device::same_bytes(const at::Tensor& device_tensor, const at::Tensor& host) {
+  if (still_shared(device_tensor, host)) return true;
   // Bytes, not values: at::equal would call a NaN input "written".
   const at::Tensor d = device_tensor.contiguous(), h = host.contiguous();
-  const auto* a = static_cast<const char*>(d.data_ptr());
-  const auto* b = static_cast<const char*>(h.data_ptr());
+  const auto* a = static_cast<const char*>(d.const_data_ptr());
+  const auto* b = static_cast<const char*>(h.const_data_ptr());
   std::atomic<bool> differ{false};
   for_each_chunk(h.nbytes(), [&](size_t off, size_t len) {
     if (!differ.load(std::memory_order_relaxed) && std::memcmp(a + off, b + off, len) != 0) differ = true;

@@ -50,8 +50,12 @@ class Device {
   ThreadPool& pool() { return pool_; }
   const DeviceOptions& options() const { return options_; }
 
-  // A device-memory copy of a host tensor (In / InOut parameters).
-  at::Tensor upload(const at::Tensor& host);
+  // The device's copy of a host tensor (In / InOut parameters). With `share` (for a tensor
+  // the kernel never writes: ParamInfo::may_be_written), a whole contiguous host tensor is
+  // shared copy-on-write, so no bytes move; otherwise, and for any other tensor, it is
+  // copied. Only sequential writes may touch a shared copy (torch's copy-on-write is not
+  // safe for two threads making the first write at once), hence the analysis.
+  at::Tensor upload(const at::Tensor& host, bool share = false);
   // Device memory for a pure Out parameter: never uploaded, filled with a poison pattern
   // (NaN for floats, 0xA5 bytes for integers) so unwritten or read-before-write
   // elements show up in validation; zeroed instead under PYPTO_SIM_OUT_INIT=zero.

@@ -30,6 +30,10 @@ Value scalar_value(const ParamInfo& p, const c10::Scalar& v) {
   return Value::from_int(v.toLong(), dtype);
 }
 
+bool handed_over(const HostArg& arg, const ParamInfo& p) {
+  return arg.hand_over && !arg.resident && !arg.result.defined() && p.direction != "In";
+}
+
 }  // namespace
 
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
@@ -64,12 +68,17 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     fresh[k] = !args[k].resident || !session.resident(k).defined();
     if (!fresh[k]) {
       device_tensors[k] = session.resident(k);
+    } else if (p.direction == "Out") {
+      device_tensors[k] = device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type());
+    } else if (handed_over(args[k], p) && args[k].tensor.is_contiguous()) {
+      device_tensors[k] = args[k].tensor;  // the caller gave it up: the kernel works in it
+      // Still shared copy-on-write (with the golden's clone, or the benchmark's initial
+      // state)? Copy now, on this thread, not at the kernel's first write from a worker.
+      (void)device_tensors[k].mutable_data_ptr();
     } else {
-      device_tensors[k] = p.direction == "Out"
-                              ? device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type())
-                              : device.upload(args[k].tensor);
-      if (args[k].resident) session.resident(k) = device_tensors[k];
+      device_tensors[k] = device.upload(args[k].tensor, p.direction == "In" && !p.may_be_written);
     }
+    if (fresh[k] && args[k].resident) session.resident(k) = device_tensors[k];
     frame.slots[k] = Value::from_tensor(device_tensors[k]);
   }
 
@@ -80,6 +89,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   }
 
   DispatchReport report;
+  report.outputs.resize(args.size());
   if (domain) {
     report.rank_busy_us = domain->busy_us();
     report.signal_left_set = domain->signal_left_set();
@@ -94,7 +104,9 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
                                                            unravel(scan.first, device_tensors[k].sizes())});
       }
     }
-    if (fn.params[k].direction != "In") {
+    if (handed_over(args[k], fn.params[k])) {
+      report.outputs[k] = device_tensors[k];
+    } else if (fn.params[k].direction != "In") {
       device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
     } else if (options.check_inputs && !device.same_bytes(device_tensors[k], args[k].tensor)) {
       report.written_inputs.push_back(fn.params[k].name);

@@ -23,6 +23,11 @@ struct HostArg {
   // A resident tensor: the session's first dispatch uploads it (or allocates a pure Out) and
   // reads it back; later dispatches reuse that device buffer as the kernel left it.
   bool resident = false;
+  // An Out / InOut the caller gives up (not resident, no `result`): the kernel's result comes
+  // back as DispatchReport::outputs[k] instead of being copied into `tensor`. An InOut's
+  // `tensor` becomes the device buffer itself (the caller keeps no other use of it); a pure
+  // Out's `tensor` only gives the shape and dtype (it may be a meta tensor).
+  bool hand_over = false;
 };
 
 // Host arguments that do not fit the program's parameters.
@@ -53,11 +58,13 @@ struct DispatchReport {
   std::vector<UnwrittenOutput> unwritten_outputs;
   std::vector<double> rank_busy_us;  // L3: per rank, the host time its chip programs ran
   std::string signal_left_set;       // L3: CommDomain::signal_left_set() at the end
+  std::vector<at::Tensor> outputs;   // per parameter: the result of a hand_over argument
 };
 
-// Runs the entry function. In / InOut tensors are uploaded to device memory, pure Out
-// tensors get poisoned device memory (Device::allocate_output), and Out / InOut results are read back into the
-// host tensors. Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
+// Runs the entry function. In / InOut tensors are uploaded to device memory (shared
+// copy-on-write, Device::upload), pure Out tensors get poisoned device memory
+// (Device::allocate_output), and Out / InOut results are read back into the host tensors
+// or handed over (HostArg::hand_over). Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
 // An L3 program (Program::devices) keeps its host tensors in `device` and runs its chip
 // programs on one simulated device per rank (sim/device_registry), each with its own
 // workers and its own copy of every window buffer.

@@ -109,7 +109,7 @@ Value scalar_binop(BinOp op, const std::string& symbol, const Value& a, const Va
 // the dispatcher, a noticeable cost for scalar reads inside loops).
 Value element_value(const at::Tensor& e) {
   const c10::ScalarType st = e.scalar_type();
-  const void* p = e.data_ptr();
+  const void* p = e.const_data_ptr();
   switch (st) {
     case at::kFloat: return Value::from_float(*static_cast<const float*>(p), st);
     case at::kDouble: return Value::from_float(*static_cast<const double*>(p), st);

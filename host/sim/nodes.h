@@ -61,6 +61,9 @@ struct ParamInfo {
   std::vector<int64_t> shape;
   std::string dtype;
   bool runtime_scalar = false;
+  // Whether the body may write this tensor (sim/param_writes.h); an In tensor it never
+  // writes shares its host bytes with the device.
+  bool may_be_written = true;
 };
 
 struct Function {

@@ -1,5 +1,7 @@
 #include "sim/program_loader.h"
 
+#include "sim/param_writes.h"
+
 #include "sim/expressions.h"
 #include "sim/kernel_error.h"
 #include "sim/ops/op_table.h"
@@ -97,6 +99,8 @@ class Loader {
     }
     if (static_cast<int>(fn->params.size()) > num_slots_) fail(where_ + "fewer slots than parameters");
     fn->body = block(need(f, "body"));
+    const std::vector<bool> written = params_written(f);
+    for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].may_be_written = written[k];
     return fn;
   }
 

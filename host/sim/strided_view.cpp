@@ -41,8 +41,8 @@ bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
   if (!a.storage().is_alias_of(b.storage())) return false;
   if (a.numel() == 0 || b.numel() == 0) return false;
   // Same buffer: disjoint byte ranges cannot overlap (windows of one tensor side by side).
-  const char* a0 = static_cast<const char*>(a.data_ptr());
-  const char* b0 = static_cast<const char*>(b.data_ptr());
+  const char* a0 = static_cast<const char*>(a.const_data_ptr());
+  const char* b0 = static_cast<const char*>(b.const_data_ptr());
   auto extent = [](const at::Tensor& t) {
     int64_t last = 0;
     for (int64_t k = 0; k < t.dim(); ++k) last += (t.size(k) - 1) * t.stride(k);

@@ -29,7 +29,7 @@ void copy_values(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.is_same(src)) return;
   if (shares_memory(dst, src)) {
     // The very same elements: nothing to copy.
-    if (dst.data_ptr() == src.data_ptr() && dst.sizes().equals(src.sizes()) && dst.strides().equals(src.strides()))
+    if (dst.const_data_ptr() == src.const_data_ptr() && dst.sizes().equals(src.sizes()) && dst.strides().equals(src.strides()))
       return;
     // Overlapping windows of one tensor (x[1:4] = x[0:3]): a tile is read whole before it
     // is written, so copy through a temporary (ATen refuses partial overlaps).
@@ -43,7 +43,7 @@ void copy_values(const at::Tensor& dst, const at::Tensor& src) {
   const int64_t rank = dst.dim();
   const int64_t elem = static_cast<int64_t>(dst.element_size());
   char* d = static_cast<char*>(dst.data_ptr());
-  const char* s = static_cast<const char*>(src.data_ptr());
+  const char* s = static_cast<const char*>(src.const_data_ptr());
   if (dst.is_contiguous() && src.is_contiguous()) {
     std::memcpy(d, s, static_cast<size_t>(dst.numel() * elem));
     return;

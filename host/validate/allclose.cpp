@@ -146,7 +146,7 @@ AllcloseStats allclose_stats(const at::Tensor& actual_in, const at::Tensor& expe
   if (stats.numel == 0) return stats;
   dispatch_gate_type(actual.scalar_type(), "allclose", [&](auto tag) {
     using T = decltype(tag);
-    scan<T>(actual.data_ptr<T>(), expected.data_ptr<T>(), rtol, atol, max_listed, stats);
+    scan<T>(actual.const_data_ptr<T>(), expected.const_data_ptr<T>(), rtol, atol, max_listed, stats);
   });
   return stats;
 }

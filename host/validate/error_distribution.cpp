@@ -152,8 +152,8 @@ ErrorDistribution error_distribution(const at::Tensor& actual_in, const at::Tens
   std::string report;
   dispatch_gate_type(actual.scalar_type(), "error_distribution", [&](auto tag) {
     using T = decltype(tag);
-    const T* a = actual.data_ptr<T>();
-    const T* e = expected.data_ptr<T>();
+    const T* a = actual.const_data_ptr<T>();
+    const T* e = expected.const_data_ptr<T>();
     // Scan: the sums and each threshold's counts in one pass.
     auto block = [&](Sums& local, int64_t, const T* pa, const T* pe, int64_t m) {
       block_sums<T>(pa, pe, m, local);

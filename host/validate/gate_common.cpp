@@ -44,7 +44,7 @@ int64_t count_nonzero(const at::Tensor& t, const Runs& runs) {
   std::atomic<int64_t> total{0};
   dispatch_gate_type(t.scalar_type(), "count_nonzero", [&](auto tag) {
     using T = decltype(tag);
-    const T* data = t.data_ptr<T>();
+    const T* data = t.const_data_ptr<T>();
     at::parallel_for(0, runs.numel(), 1 << 16, [&](int64_t begin, int64_t end) {
       int64_t local = 0;
       for_each_piece(runs, begin, end, [&](int64_t, int64_t at, int64_t n) {

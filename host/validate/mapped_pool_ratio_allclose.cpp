@@ -72,7 +72,7 @@ std::optional<std::string> mapped_rows(const at::Tensor& mapping_in, int64_t ran
   const std::string m = "'" + opt.mapping_name + "'";
   // The mapping is small: read it once as int64.
   const at::Tensor mapping = mapping_in.to(at::kCPU).to(at::kLong).contiguous();
-  const int64_t* mv = mapping.data_ptr<int64_t>();
+  const int64_t* mv = mapping.const_data_ptr<int64_t>();
   const int64_t items = mapping.numel() / ranks;
   auto location = [&](int64_t k) {
     return opt.leading_rank_axis ? "[" + std::to_string(k / items) + ", " + std::to_string(k % items) + "]"
@@ -130,8 +130,8 @@ GateResult mapped_pool_ratio_allclose(const at::Tensor& actual_in, const at::Ten
   std::optional<std::string> stray_line;
   dispatch_gate_type(actual.scalar_type(), "mapped_pool_ratio_allclose", [&](auto tag) {
     using T = decltype(tag);
-    const T* a = actual.data_ptr<T>();
-    const T* e = expected.data_ptr<T>();
+    const T* a = actual.const_data_ptr<T>();
+    const T* e = expected.const_data_ptr<T>();
     at::parallel_for(0, total_rows, std::max<int64_t>(1, kGateGrain / std::max<int64_t>(row_elems, 1)),
                      [&](int64_t begin, int64_t end) {
                        for (int64_t row = begin; row < end && row < first_stray.load(); ++row) {

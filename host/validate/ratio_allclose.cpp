@@ -80,7 +80,7 @@ RatioAllcloseScan ratio_allclose_scan(const at::Tensor& actual_in, const at::Ten
   }
   dispatch_gate_type(actual.scalar_type(), "ratio_allclose", [&](auto tag) {
     using T = decltype(tag);
-    scan_typed<T>(actual.data_ptr<T>(), expected.data_ptr<T>(), runs, static_cast<float>(atol),
+    scan_typed<T>(actual.const_data_ptr<T>(), expected.const_data_ptr<T>(), runs, static_cast<float>(atol),
                   static_cast<float>(rtol), max_show, out);
   });
   return out;

@@ -109,7 +109,7 @@ GateResult ratio_reldiff(const at::Tensor& actual_in, const at::Tensor& expected
   Scan s;
   dispatch_gate_type(actual.scalar_type(), "ratio_reldiff", [&](auto tag) {
     using T = decltype(tag);
-    scan_typed<T>(actual.data_ptr<T>(), expected.data_ptr<T>(), runs, prm, max_show, s);
+    scan_typed<T>(actual.const_data_ptr<T>(), expected.const_data_ptr<T>(), runs, prm, max_show, s);
   });
   if (s.nonfinite.any()) return gate_result({nonfinite_text(s.nonfinite)});
   return gate_result(verdict(s, runs.numel(), opt));

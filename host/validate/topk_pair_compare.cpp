@@ -18,7 +18,7 @@ struct Reader {
   int64_t item = 0;
 
   explicit Reader(const at::Tensor& t)
-      : base(static_cast<const char*>(t.data_ptr())), type(t.scalar_type()), item(static_cast<int64_t>(t.element_size())) {}
+      : base(static_cast<const char*>(t.const_data_ptr())), type(t.scalar_type()), item(static_cast<int64_t>(t.element_size())) {}
 
   template <typename T>
   T get(int64_t offset) const {

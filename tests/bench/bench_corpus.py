@@ -39,8 +39,9 @@ def stage_seconds(output, stage):
 
 
 def spec_bytes(output):
-    m = re.search(r"\(([\d.]+) (B|KiB|MiB|GiB|TiB) of spec tensors", output)
-    return float(m.group(1)) * UNITS[m.group(2)] if m else None
+    m = re.search(r"\(([\d.]+) (B|KiB|MiB|GiB|TiB) of In tensors, held once, and ([\d.]+) (B|KiB|MiB|GiB|TiB) "
+                  r"of Out / InOut tensors", output)
+    return float(m.group(1)) * UNITS[m.group(2)] + float(m.group(3)) * UNITS[m.group(4)] if m else None
 
 
 def measure(script, corpus, binary, timeout, workroot):

@@ -7,6 +7,8 @@ measured in the same run; never asserts on time.
    `python -c "import torch"` of the same interpreter (target <= 1.3).
 2. dispatch: median simulator dispatch of hello_world over the median of its golden
    (`y[:] = x + a`, eager torch) at the sample's size (target <= 2.0).
+3. fixed cost: median dispatch of a one-task kernel on an [8, 64] tile (what a dispatch
+   costs besides its work; target <= 10 us), beside the same add in eager torch.
 """
 
 import argparse
@@ -80,6 +82,44 @@ def dispatch(rounds):
               f"(torch threads {torch.get_num_threads()}), ratio {sim / ref:.2f} (target <= 2.00)")
 
 
+ONE_TASK = """
+import pypto.language as pl
+
+
+@pl.jit
+def one_task(x: pl.Tensor[[8, 64], pl.FP32], y: pl.Out[pl.Tensor[[8, 64], pl.FP32]]):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="add"):
+        y[:, :] = pl.add(x[:, :], 1.0)
+    return y
+"""
+
+
+def fixed_cost(rounds):
+    import torch
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["PYPTO_PROG_BUILD_DIR"] = tmp
+        Path(tmp, "one_task_kernel.py").write_text(ONE_TASK)
+        sys.path.insert(0, tmp)
+        import one_task_kernel
+
+        x, y = torch.randn(8, 64), torch.zeros(8, 64)
+        prog = one_task_kernel.one_task.compile(x, y)
+        for _ in range(100):
+            prog(x, y)
+        samples, ref = [], []
+        for _ in range(rounds * 10):  # interleaved, so drift hits both alike
+            start = time.perf_counter()
+            prog(x, y)
+            samples.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            torch.add(x, 1.0, out=y)
+            ref.append(time.perf_counter() - start)
+    sim, eager = statistics.median(samples), statistics.median(ref)
+    print(f"fixed cost: one-task dispatch {sim * 1e6:.1f} us (target <= 10), eager torch.add of the tile "
+          f"{eager * 1e6:.1f} us, ratio {sim / eager:.1f}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200, help="dispatch rounds (cold start uses rounds/20)")
@@ -87,6 +127,7 @@ def main():
     print(f"machine: {os.cpu_count()} cores, {os.uname().machine}")
     cold_start(max(3, args.rounds // 20))
     dispatch(args.rounds)
+    fixed_cost(args.rounds)
 
 
 if __name__ == "__main__":

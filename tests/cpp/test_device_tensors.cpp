@@ -5,6 +5,7 @@
 #include "sim/device_memory.h"
 #include "sim/strided_view.h"
 #include "sim/tensor_copy.h"
+#include "tensor/lazy_copy.h"
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 using pypto_golden::sim::copy_values;
 using pypto_golden::sim::corner_view;
@@ -179,4 +181,64 @@ TEST_CASE("same_bytes compares device memory with the host bytes, NaN payloads i
   at::Tensor view = host.t();  // a non-contiguous host view holding NaN
   at::Tensor dev_view = device.upload(view);
   CHECK(device.same_bytes(dev_view, view));
+}
+
+TEST_CASE("a shared upload is copy-on-write: reads move no bytes, a device write never reaches the host") {
+  DeviceOptions options;
+  options.threads = 2;
+  Device device(0, options);
+  at::Tensor host = at::randn({64, 48});
+  const at::Tensor before = host.clone();
+  CHECK(address(device.upload(host).const_data_ptr()) != address(host.const_data_ptr()));  // a copy
+  at::Tensor dev = device.upload(host, /*share=*/true);
+  CHECK(address(dev.const_data_ptr()) == address(host.const_data_ptr()));
+  // What a kernel does with an input it only reads: tiles copied out, ATen ops, scalar reads.
+  at::Tensor tile = at::empty({8, 48});
+  copy_values(tile, window_view(dev, {8, 0}, {8, 48}));
+  at::Tensor sum = (dev * 2.0f).sum(1);
+  (void)dev[3][4].item<float>();
+  CHECK(address(dev.const_data_ptr()) == address(host.const_data_ptr()));
+  CHECK(pypto_golden::still_shared(dev, host));
+  CHECK(device.same_bytes(dev, host));
+  // The first write copies: the host keeps its bytes, the device sees its write.
+  copy_values(window_view(dev, {0, 0}, {1, 48}), at::full({1, 48}, 5.0f));
+  CHECK(address(dev.const_data_ptr()) != address(host.const_data_ptr()));
+  CHECK_FALSE(pypto_golden::still_shared(dev, host));
+  CHECK(same(host, before));
+  CHECK(dev[0].eq(5.0f).all().item<bool>());
+  CHECK(same(dev.narrow(0, 1, 63), before.narrow(0, 1, 63)));
+  CHECK_FALSE(device.same_bytes(dev, host));
+}
+
+TEST_CASE("a host tensor torch cannot share is copied by upload and by lazy_copy") {
+  DeviceOptions options;
+  Device device(0, options);
+  std::vector<float> foreign(32, 1.5f);  // a storage whose DataPtr torch did not allocate
+  at::Tensor blob = at::from_blob(foreign.data(), {4, 8}, at::TensorOptions().dtype(at::kFloat));
+  CHECK_FALSE(pypto_golden::shareable(blob));
+  at::Tensor dev = device.upload(blob, true);
+  CHECK(address(dev.const_data_ptr()) != address(foreign.data()));
+  CHECK(same(dev, blob));
+  at::Tensor copy = pypto_golden::lazy_copy(blob);
+  CHECK(address(copy.const_data_ptr()) != address(foreign.data()));
+  copy.fill_(0.0f);
+  CHECK(foreign[0] == 1.5f);
+  // A window of a larger host tensor is copied too (sharing would keep the whole storage).
+  at::Tensor big = at::randn({8, 8});
+  at::Tensor part = device.upload(big.narrow(0, 2, 4), true);
+  CHECK(address(part.const_data_ptr()) != address(big[2].const_data_ptr()));
+  CHECK(same(part, big.narrow(0, 2, 4)));
+}
+
+TEST_CASE("lazy_copy has clone's semantics: each side's writes stay its own") {
+  at::Tensor a = at::arange(16, at::kFloat);
+  at::Tensor b = pypto_golden::lazy_copy(a);
+  CHECK(pypto_golden::still_shared(b, a));
+  b.add_(1.0f);
+  CHECK(a[0].item<float>() == 0.0f);
+  CHECK(b[0].item<float>() == 1.0f);
+  at::Tensor c = pypto_golden::lazy_copy(a);
+  a.mul_(2.0f);
+  CHECK(c[3].item<float>() == 3.0f);
+  CHECK(a[3].item<float>() == 6.0f);
 }

@@ -60,6 +60,33 @@ TEST_CASE("a tiled scalar add runs and writes only through device memory") {
   CHECK(at::equal(x, at::arange(12, at::kFloat).reshape({4, 3})));  // In is never written back
 }
 
+TEST_CASE("a handed-over output comes back in the report instead of being copied into the host tensor") {
+  at::Tensor x = at::arange(12, at::kFloat).reshape({4, 3});
+  Device dev(0, DeviceOptions{2, false, 7});
+  SUBCASE("a pure Out needs only its shape and dtype") {
+    auto prog = parse_program(tiled_add_program(2), "handover-out");
+    std::vector<HostArg> args = args_for(x, 1.5, at::empty({4, 3}, at::TensorOptions().device(at::kMeta)));
+    args[2].hand_over = true;
+    DispatchReport report = dispatch(*prog, args, dev);
+    REQUIRE(report.outputs.size() == 3);
+    CHECK_FALSE(report.outputs[0].defined());  // an In is never handed over
+    CHECK(at::equal(report.outputs[2], x + 1.5));
+  }
+  SUBCASE("an InOut's host tensor becomes the device buffer") {
+    std::string text = tiled_add_program(2);
+    text.replace(text.find(R"("direction": "Out")"), 18, R"("direction": "InOut")");
+    auto prog = parse_program(text, "handover-inout");
+    at::Tensor y = at::zeros({4, 3});
+    const void* where = y.const_data_ptr();
+    std::vector<HostArg> args = args_for(x, 1.5, y);
+    args[2].hand_over = true;
+    DispatchReport report = dispatch(*prog, args, dev);
+    CHECK(report.outputs[2].const_data_ptr() == where);
+    CHECK(at::equal(report.outputs[2], x + 1.5));
+  }
+  CHECK(at::equal(x, at::arange(12, at::kFloat).reshape({4, 3})));
+}
+
 TEST_CASE("an Out element the kernel never writes stays poisoned, and the report counts it") {
   auto prog = parse_program(tiled_add_program(4), "mem");  // r = 0 only: rows 2..3 unwritten
   at::Tensor y = at::zeros({4, 3});

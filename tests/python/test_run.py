@@ -194,14 +194,14 @@ def test_results_do_not_depend_on_thread_count_or_order(monkeypatch):
 
 
 def test_a_run_that_cannot_fit_in_memory_is_refused_before_it_allocates(monkeypatch, capsys):
-    # x, acc and y are 32x32 fp32: 12 KiB of spec tensors, held three times at least.
-    monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "20K")
+    # x (In), acc (InOut) and y (Out) are 32x32 fp32: the input is held once, the outputs twice.
+    monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "16K")
     result = run(fn=scale_add, specs=specs(), golden_fn=golden_fn)
     assert not result.passed
     assert result.error == (
-        "not enough memory for this run: its tensors need at least 36.0 KiB (12.0 KiB of spec tensors, each held "
-        "as host data, golden clone and device copy) but 20.0 KiB is available (PYPTO_GOLDEN_MEMORY_LIMIT); the "
-        "run was not started")
+        "not enough memory for this run: its tensors need at least 20.0 KiB (4.0 KiB of In tensors, held once, "
+        "and 8.0 KiB of Out / InOut tensors, held twice: the kernel's result and the golden's) but 16.0 KiB is "
+        "available (PYPTO_GOLDEN_MEMORY_LIMIT); the run was not started")
     assert "[RUN] generate inputs failed" in lines(capsys)
     monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "1M")
     assert run(fn=scale_add, specs=specs(), golden_fn=golden_fn).passed

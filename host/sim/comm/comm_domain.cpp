@@ -83,7 +83,7 @@ at::Tensor CommDomain::window(int buffer, at::IntArrayRef shape, c10::ScalarType
 
 int CommDomain::buffer_of(const at::Tensor& t, int rank) {
   if (!t.defined() || t.numel() == 0) return -1;
-  const auto* p = static_cast<const uint8_t*>(t.data_ptr());
+  const auto* p = static_cast<const uint8_t*>(t.const_data_ptr());
   for (int b = 0; b < transport_->buffer_count(); ++b) {
     const uint8_t* base = transport_->map(rank, b);
     if (p >= base && p < base + transport_->buffer_bytes(b)) return b;
@@ -105,7 +105,7 @@ at::Tensor CommDomain::on_rank(const at::Tensor& t, int rank) {
 at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer) {
   int64_t last = 0;  // the furthest element the view reaches, in elements from its start
   for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-  const auto* p = static_cast<const uint8_t*>(t.data_ptr());
+  const auto* p = static_cast<const uint8_t*>(t.const_data_ptr());
   const int64_t offset = p - transport_->map(rank, b);
   if (offset + (last + 1) * static_cast<int64_t>(t.element_size()) > transport_->buffer_bytes(b))
     throw KernelError("the view " + python_shape_repr(t.sizes()) + " runs past the end of its window buffer (" +

@@ -50,12 +50,12 @@ Value get_element(const OpArgs& a) {
   const at::Tensor& t = array_of(a, label);
   const int64_t i = checked_index(a, t, label);
   switch (t.scalar_type()) {
-    case at::kBool: return Value::from_bool(t.data_ptr<bool>()[i]);
-    case at::kByte: return Value::from_int(t.data_ptr<uint8_t>()[i], at::kByte);
-    case at::kChar: return Value::from_int(t.data_ptr<int8_t>()[i], at::kChar);
-    case at::kShort: return Value::from_int(t.data_ptr<int16_t>()[i], at::kShort);
-    case at::kInt: return Value::from_int(t.data_ptr<int32_t>()[i], at::kInt);
-    default: return Value::from_int(t.data_ptr<int64_t>()[i], at::kLong);
+    case at::kBool: return Value::from_bool(t.const_data_ptr<bool>()[i]);
+    case at::kByte: return Value::from_int(t.const_data_ptr<uint8_t>()[i], at::kByte);
+    case at::kChar: return Value::from_int(t.const_data_ptr<int8_t>()[i], at::kChar);
+    case at::kShort: return Value::from_int(t.const_data_ptr<int16_t>()[i], at::kShort);
+    case at::kInt: return Value::from_int(t.const_data_ptr<int32_t>()[i], at::kInt);
+    default: return Value::from_int(t.const_data_ptr<int64_t>()[i], at::kLong);
   }
 }
 
@@ -86,7 +86,7 @@ Value update_element(const OpArgs& a) {
 void register_array_ops(OpTable& t) {
   t.add(OpDef{"array_create", 2, 2, {}, &ops::guarded<create>, nullptr});
   t.add(OpDef{"array_get_element", 2, 2, {}, &ops::guarded<get_element>, nullptr});
-  t.add(OpDef{"array_update_element", 3, 3, {}, &ops::guarded<update_element>, nullptr});
+  t.add(OpDef{"array_update_element", 3, 3, {}, &ops::guarded<update_element>, nullptr, 0});
 }
 
 }  // namespace pypto_golden::sim

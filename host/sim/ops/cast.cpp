@@ -313,7 +313,7 @@ void cast_tensor(const at::Tensor& src, at::Tensor& out, Mode m, const std::stri
   const int64_t n = s.numel();
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, s.scalar_type(), "pl.cast", [&] {
     using S = scalar_t;
-    const S* sp = s.data_ptr<S>();
+    const S* sp = s.const_data_ptr<S>();
     auto loop = [&](auto* dp) {
       using D = std::remove_pointer_t<decltype(dp)>;
       for (int64_t k = 0; k < n; ++k) dp[k] = convert<S, D>(sp[k], m, range);

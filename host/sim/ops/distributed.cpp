@@ -260,10 +260,10 @@ void register_distributed_ops(OpTable& t) {
   t.add(OpDef{"window_alloc", 1, 1, {"dtype", "name"}, &ops::guarded<window_alloc>, nullptr});
   t.add(OpDef{"window_view", 2, 2, {"dtype"}, &ops::guarded<window_view>, nullptr});
   t.add(OpDef{"remote_load", 4, 5, {}, &ops::guarded<remote_load>, nullptr});
-  t.add(OpDef{"remote_store", 4, 4, {"atomic"}, &ops::guarded<remote_store>, nullptr});
-  t.add(OpDef{"remote_put", 3, 6, {"atomic", "chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_put>, nullptr});
-  t.add(OpDef{"remote_get", 3, 6, {"chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_get>, nullptr});
-  t.add(OpDef{"signal_notify", 4, 4, {"op"}, &ops::guarded<signal_notify>, nullptr});
+  t.add(OpDef{"remote_store", 4, 4, {"atomic"}, &ops::guarded<remote_store>, nullptr, 1});
+  t.add(OpDef{"remote_put", 3, 6, {"atomic", "chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_put>, nullptr, 0});
+  t.add(OpDef{"remote_get", 3, 6, {"chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_get>, nullptr, 0});
+  t.add(OpDef{"signal_notify", 4, 4, {"op"}, &ops::guarded<signal_notify>, nullptr, 0});
   t.add(OpDef{"signal_wait", 3, 3, {"cmp"}, &ops::guarded<signal_wait>, nullptr});
 }
 

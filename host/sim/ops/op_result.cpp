@@ -24,7 +24,7 @@ at::Tensor Dest::out(at::IntArrayRef shape, c10::ScalarType dtype, std::initiali
       if (!in.defined()) continue;
       if (!shares_memory(*dst_, in)) continue;
       // An elementwise op may read exactly the elements it writes (same start and layout).
-      if (elementwise && in.data_ptr() == dst_->data_ptr() && in.strides().equals(dst_->strides()) &&
+      if (elementwise && in.const_data_ptr() == dst_->const_data_ptr() && in.strides().equals(dst_->strides()) &&
           in.sizes().equals(dst_->sizes()))
         continue;
       ok = false;

@@ -19,6 +19,9 @@ struct OpDef {
   // Writes the result straight into `dst`; returns false when it cannot (then the caller
   // evaluates and copies). Optional.
   bool (*into)(const OpArgs&, const at::Tensor& dst) = nullptr;
+  // The position of the argument the op writes in place (pl.store's output_tensor, ...), -1
+  // when it writes none: what tells which parameters a program may write (sim/param_writes.h).
+  int writes_arg = -1;
 };
 
 class OpTable {

@@ -106,7 +106,7 @@ void register_scalar_ops(OpTable& t) {
   t.add(OpDef{"min", 2, 2, {}, &ops::guarded<scalar_minmax<false>>, nullptr});
   t.add(OpDef{"max", 2, 2, {}, &ops::guarded<scalar_minmax<true>>, nullptr});
   t.add(OpDef{"read", 2, 2, {}, &ops::guarded<read>, nullptr});
-  t.add(OpDef{"write", 3, 3, {}, &ops::guarded<write>, nullptr});
+  t.add(OpDef{"write", 3, 3, {}, &ops::guarded<write>, nullptr, 0});
   t.add(OpDef{"dim", 2, 2, {}, &ops::guarded<dim>, nullptr});
 }
 

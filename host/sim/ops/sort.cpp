@@ -46,8 +46,8 @@ Value sort32(const OpArgs& a, Dest& d) {
   at::Tensor ic = idx.contiguous();
   at::Tensor o = out.is_contiguous() ? out : at::empty(shape, at::TensorOptions().dtype(at::kFloat));
   const bool wide = ic.scalar_type() == at::kLong;
-  sort_kernels::sort32(sort_kernels::active_isa(), s.data_ptr<float>(), wide ? nullptr : ic.data_ptr<int32_t>(),
-                       wide ? ic.data_ptr<int64_t>() : nullptr, s.numel(),
+  sort_kernels::sort32(sort_kernels::active_isa(), s.const_data_ptr<float>(), wide ? nullptr : ic.const_data_ptr<int32_t>(),
+                       wide ? ic.const_data_ptr<int64_t>() : nullptr, s.numel(),
                        reinterpret_cast<Pair*>(o.data_ptr<float>()));
   if (!o.is_same(out)) out.copy_(o);
   std::vector<int64_t> valid;
@@ -74,7 +74,7 @@ void merge_runs(const Pair* pairs, const Runs& runs, Pair* out) {
   sort_kernels::merge_runs(sort_kernels::active_isa(), pairs, runs.starts, runs.count, out);
 }
 
-const Pair* pairs_of(const at::Tensor& t) { return reinterpret_cast<const Pair*>(t.data_ptr<float>()); }
+const Pair* pairs_of(const at::Tensor& t) { return reinterpret_cast<const Pair*>(t.const_data_ptr<float>()); }
 
 const at::Tensor& pair_row_tensor(const OpArgs& a, const char* what, const Value& v) {
   const at::Tensor& t = a.as_tensor(v, what).tensor;
@@ -235,7 +235,7 @@ Value gather(const OpArgs& a, Dest& d) {
     at::Tensor xs = x.contiguous();
     at::Tensor o = out.is_contiguous() ? out : at::empty(shape, at::TensorOptions().dtype(to));
     const int64_t rows = cols ? xs.numel() / cols : 0;
-    const void* sp = xs.data_ptr();
+    const void* sp = xs.const_data_ptr();
     void* dp = o.data_ptr();
     if (widen32) gather_columns<uint32_t, int64_t>(sp, dp, rows, cols, p.offset, p.stride);
     else if (widen16) gather_columns<uint16_t, int32_t>(sp, dp, rows, cols, p.offset, p.stride);

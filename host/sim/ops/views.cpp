@@ -420,9 +420,9 @@ void register_view_ops(OpTable& t) {
   t.add(ops::op_def<transpose_view>("transpose_view", 1, 1));
   t.add(ops::op_def<concat>("concat", 2, 2));
   t.add(ops::op_def<load>("load", 3, 4, {"target_memory", "clamp"}));
-  t.add(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr});
-  t.add(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr});
-  t.add(OpDef{"gather_row", 5, 6, {"valid_shape"}, &ops::guarded<gather_row>, nullptr});
+  t.add(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr, 2});
+  t.add(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr, 0});
+  t.add(OpDef{"gather_row", 5, 6, {"valid_shape"}, &ops::guarded<gather_row>, nullptr, 0});
   t.add(OpDef{"move", 1, 2, {"blayout", "slayout"}, &ops::guarded<move>, nullptr});
 }
 

@@ -1,0 +1,119 @@
+#include "sim/param_writes.h"
+
+#include "sim/ops/op_table.h"
+
+#include <string>
+
+namespace pypto_golden::sim {
+namespace {
+
+using json = nlohmann::json;
+using Params = std::vector<bool>;  // a set of parameters, by index
+
+bool merge(Params& into, const Params& from) {
+  bool changed = false;
+  for (size_t k = 0; k < into.size(); ++k)
+    if (from[k] && !into[k]) into[k] = changed = true;
+  return changed;
+}
+
+class Analysis {
+ public:
+  explicit Analysis(const json& fn) : params_(fn.at("params").size()) {
+    aliases_.assign(fn.at("slots").size(), Params(params_, false));
+    for (size_t k = 0; k < params_ && k < aliases_.size(); ++k)
+      if (fn.at("params")[k].value("kind", std::string()) == "tensor") aliases_[k][k] = true;
+  }
+
+  Params run(const json& body) {
+    // Loop-carried values reach a slot from statements later in the body: iterate to a
+    // fixed point (each round only adds, so it ends).
+    while (propagate(body)) {
+    }
+    Params written(params_, false);
+    collect_writes(body, written);
+    return written;
+  }
+
+ private:
+  // The parameters the values an expression reads may be views of.
+  Params reads(const json& node) const {
+    Params out(params_, false);
+    add_reads(node, out);
+    return out;
+  }
+
+  void add_reads(const json& node, Params& out) const {
+    if (node.is_object()) {
+      auto e = node.find("e");
+      if (e != node.end() && *e == "var") {
+        const int s = node.value("slot", -1);
+        if (s >= 0 && static_cast<size_t>(s) < aliases_.size()) merge(out, aliases_[static_cast<size_t>(s)]);
+        return;
+      }
+      for (const auto& [key, child] : node.items())
+        if (key != "body" && key != "then" && key != "else") add_reads(child, out);
+    } else if (node.is_array()) {
+      for (const auto& child : node) add_reads(child, out);
+    }
+  }
+
+  // The alias set of a slot number; null for one out of range (the loader refuses those).
+  Params* slot(const json& s) {
+    const int k = s.is_number_integer() ? s.get<int>() : -1;
+    return k >= 0 && static_cast<size_t>(k) < aliases_.size() ? &aliases_[static_cast<size_t>(k)] : nullptr;
+  }
+
+  bool propagate(const json& block) {
+    bool changed = false;
+    for (const auto& st : block) {
+      const std::string s = st.value("s", std::string());
+      if (s == "assign")
+        if (Params* to = slot(st.at("slot"))) changed |= merge(*to, reads(st.at("value")));
+      if (s == "unpack") {
+        const Params from = reads(st.at("value"));
+        for (const auto& k : st.at("slots"))
+          if (Params* to = slot(k)) changed |= merge(*to, from);
+      }
+      for (const char* child : {"body", "then", "else"})
+        if (st.contains(child)) changed |= propagate(st.at(child));
+    }
+    return changed;
+  }
+
+  void collect_calls(const json& node, Params& written) const {
+    if (node.is_object()) {
+      if (node.value("e", std::string()) == "call") {
+        const OpDef* def = op_table().find(node.value("op", std::string()));
+        const json& args = node.contains("args") ? node.at("args") : json::array();
+        // An op the table does not know writes whatever it is given (the loader refuses it anyway).
+        if (def == nullptr) merge(written, reads(args));
+        else if (def->writes_arg >= 0 && args.size() > static_cast<size_t>(def->writes_arg))
+          merge(written, reads(args[static_cast<size_t>(def->writes_arg)]));
+      }
+      for (const auto& [key, child] : node.items())
+        if (key != "body" && key != "then" && key != "else") collect_calls(child, written);
+    } else if (node.is_array()) {
+      for (const auto& child : node) collect_calls(child, written);
+    }
+  }
+
+  void collect_writes(const json& block, Params& written) {
+    for (const auto& st : block) {
+      if (st.value("s", std::string()) == "write")
+        if (const Params* target = slot(st.at("target"))) merge(written, *target);
+      collect_calls(st, written);
+      for (const char* child : {"body", "then", "else"})
+        if (st.contains(child)) collect_writes(st.at(child), written);
+    }
+  }
+
+  size_t params_;
+  std::vector<Params> aliases_;  // per slot: the parameters its value may be a view of
+};
+
+}  // namespace
+
+std::vector<bool> params_written(const json& function) { return Analysis(function).run(function.at("body")); }
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,19 @@
+// Which parameters a function may write: the statements whose target may be a view of the
+// parameter and the ops that write an argument in place (OpDef::writes_arg), with a view
+// taken to be any value computed from the parameter. Over-approximate on purpose: a
+// parameter it calls unwritten is never written, which is what lets a dispatch share an
+// In tensor's host bytes with the device copy-on-write (Device::upload) without two workers
+// ever racing to copy them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace pypto_golden::sim {
+
+// Per parameter of the function (IR.md's FUNCTION object, already checked by the loader):
+// whether its body may write it.
+std::vector<bool> params_written(const nlohmann::json& function);
+
+}  // namespace pypto_golden::sim

@@ -1,0 +1,93 @@
+// Which parameters a program may write (sim/param_writes.h): what decides whether an In
+// tensor's host bytes can be shared with the device.
+#include "sim/ops/op_table.h"
+#include "sim/param_writes.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+using nlohmann::json;
+using pypto_golden::sim::op_table;
+using pypto_golden::sim::params_written;
+
+namespace {
+
+// A function of tensors x (0), w (1), y (2) and a scalar n (3), then locals, with `body`.
+std::vector<bool> written(const std::string& body, int locals = 3) {
+  json fn = json::parse(R"({"name": "k", "params": [
+      {"name": "x", "kind": "tensor"}, {"name": "w", "kind": "tensor"},
+      {"name": "y", "kind": "tensor"}, {"name": "n", "kind": "scalar"}]})");
+  fn["slots"] = json::array({"x", "w", "y", "n"});
+  for (int k = 0; k < locals; ++k) fn["slots"].push_back("t" + std::to_string(k));
+  fn["body"] = json::parse(body);
+  return params_written(fn);
+}
+
+const char* kVarX = R"({"e": "var", "slot": 0})";
+const char* kVarW = R"({"e": "var", "slot": 1})";
+
+std::string call(const std::string& op, const std::vector<std::string>& args) {
+  std::string out = R"({"e": "call", "op": ")" + op + R"(", "args": [)";
+  for (size_t k = 0; k < args.size(); ++k) out += (k ? ", " : "") + args[k];
+  return out + R"(], "kwargs": {}})";
+}
+
+std::string var(int slot) { return R"({"e": "var", "slot": )" + std::to_string(slot) + "}"; }
+const std::string kZeros = R"({"e": "list", "items": [{"e": "const", "dtype": "int64", "v": 0}]})";
+
+}  // namespace
+
+TEST_CASE("a parameter is written by a write statement on it or on any value computed from it") {
+  // y[...] = x + 1: only y.
+  CHECK(written(R"([{"s": "write", "line": 1, "target": 2, "index": [], "text": "y", "value": )" +
+                call("add", {kVarX, R"({"e": "const", "dtype": "fp32", "v": 1.0})"}) + "}]") ==
+        std::vector<bool>{false, false, true, false});
+  // t0 = x[...]; t1 = t0; t1[...] = w: x through two assignments, found after a later loop
+  // body rebinds t1 (the fixed point).
+  CHECK(written(R"([{"s": "for", "line": 1, "kind": "range", "var": 6, "body": [
+                      {"s": "write", "line": 2, "target": 5, "index": [], "text": "t1", "value": )" +
+                std::string(kVarW) + R"(},
+                      {"s": "assign", "line": 3, "slot": 5, "value": {"e": "var", "slot": 4}}]},
+                    {"s": "assign", "line": 4, "slot": 4, "value": {"e": "subscript", "base": )" +
+                kVarX + R"(, "index": [], "text": "x"}}])") == std::vector<bool>{true, false, false, false});
+  // Unpacked from a tuple that holds w, under an if.
+  CHECK(written(R"([{"s": "if", "line": 1, "cond": {"e": "const", "dtype": "bool", "v": true}, "else": [], "then": [
+                      {"s": "unpack", "line": 2, "slots": [4, 5], "value": {"e": "tuple", "items": [)" +
+                std::string(kVarW) + ", " + kVarW + R"(]}},
+                      {"s": "write", "line": 3, "target": 5, "index": [], "text": "t1", "value": )" +
+                kVarX + "}]}]") == std::vector<bool>{false, true, false, false});
+}
+
+TEST_CASE("an op writes only the argument its OpDef names") {
+  // pl.store(x_tile + w_tile, offsets, y): y is written, the tile's sources are only read.
+  const std::string tile = call("add", {call("load", {kVarX, kZeros, kZeros}), call("load", {kVarW, kZeros, kZeros})});
+  CHECK(written(R"([{"s": "expr", "line": 1, "value": )" + call("store", {tile, kZeros, var(2)}) + "}]") ==
+        std::vector<bool>{false, false, true, false});
+  // pl.assemble(x, w, offsets) inside an at region writes x; pl.write(w, idx, 1.0) writes w.
+  CHECK(written(R"([{"s": "at", "line": 1, "name": null, "body": [{"s": "assign", "line": 2, "slot": 4, "value": )" +
+                call("assemble", {kVarX, kVarW, kZeros}) + R"(}]}])") == std::vector<bool>{true, false, false, false});
+  CHECK(written(R"([{"s": "expr", "line": 1, "value": )" +
+                call("write", {kVarW, kZeros, R"({"e": "const", "dtype": "fp32", "v": 1.0})"}) + "}]") ==
+        std::vector<bool>{false, true, false, false});
+  // Nothing but reads.
+  CHECK(written(R"([{"s": "assign", "line": 1, "slot": 4, "value": )" + call("matmul", {kVarX, kVarW}) + "}]") ==
+        std::vector<bool>{false, false, false, false});
+}
+
+TEST_CASE("every op without a result-into form is either a known writer or a known reader") {
+  // An op that writes an argument in place must say which (OpDef::writes_arg), or an In
+  // tensor it writes would be shared with the host. Adding an op means deciding here.
+  const std::set<std::string> writers = {"store", "assemble", "gather_row", "write", "array_update_element",
+                                         "matmul_acc", "remote_store", "remote_put", "remote_get", "signal_notify"};
+  const std::set<std::string> readers = {"move", "min", "max", "read", "dim", "array_create", "array_get_element",
+                                         "window_alloc", "window_view", "remote_load", "signal_wait"};
+  for (const auto& def : op_table().all()) {
+    CAPTURE(def.name);
+    CHECK((def.writes_arg >= 0) == (writers.count(def.name) == 1));
+    if (def.into == nullptr) CHECK((writers.count(def.name) + readers.count(def.name)) == 1);
+  }
+}
