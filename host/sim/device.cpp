@@ -28,7 +28,9 @@ bool env_flag(const char* name) {
 
 DeviceOptions device_options_from_env() {
   DeviceOptions o;
-  unsigned hw = std::thread::hardware_concurrency();
+  // Read once: glibc answers it by reading /sys on every call, and every dispatch of a
+  // compiled program asks for its device (sim/device_registry).
+  static const unsigned hw = std::thread::hardware_concurrency();
   o.threads = hw ? static_cast<int>(hw) : 1;
   if (const char* raw = std::getenv("PYPTO_SIM_THREADS")) {
     std::string v(raw);

@@ -2,6 +2,8 @@
 
 #include "sim/param_writes.h"
 
+#include <sys/stat.h>
+
 #include "sim/expressions.h"
 #include "sim/kernel_error.h"
 #include "sim/ops/op_table.h"
@@ -296,26 +298,28 @@ std::unique_ptr<Program> load_program(const std::filesystem::path& build_dir) {
 
 std::shared_ptr<const Program> load_program_cached(const std::filesystem::path& build_dir) {
   struct Entry {
-    std::filesystem::file_time_type mtime;
-    std::uintmax_t size = 0;
+    struct timespec mtime {};
+    off_t size = 0;
     std::shared_ptr<const Program> program;
   };
   static std::mutex mu;
   static std::map<std::string, Entry> cache;
-  const auto path = build_dir / kProgramFile;
-  std::error_code ec;
-  const auto mtime = std::filesystem::last_write_time(path, ec);
-  const auto size = ec ? 0 : std::filesystem::file_size(path, ec);
-  if (ec) return load_program(build_dir);  // reports the missing file
-  const std::string key = std::filesystem::absolute(path).lexically_normal().string();
+  // One stat per lookup (every dispatch of a compiled program makes one): a rebuilt
+  // program changes its file's time or size. The key is the path as given: another
+  // spelling of it only costs a second entry.
+  const std::string key = (build_dir / kProgramFile).string();
+  struct stat st {};
+  if (::stat(key.c_str(), &st) != 0) return load_program(build_dir);  // reports the missing file
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
-    if (it != cache.end() && it->second.mtime == mtime && it->second.size == size) return it->second.program;
+    if (it != cache.end() && it->second.mtime.tv_sec == st.st_mtim.tv_sec &&
+        it->second.mtime.tv_nsec == st.st_mtim.tv_nsec && it->second.size == st.st_size)
+      return it->second.program;
   }
   std::shared_ptr<const Program> program = load_program(build_dir);
   std::lock_guard<std::mutex> lock(mu);
-  cache[key] = Entry{mtime, size, program};
+  cache[key] = Entry{st.st_mtim, st.st_size, program};
   return program;
 }
 
