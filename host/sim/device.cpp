@@ -109,12 +109,16 @@ at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype)
   return dev;
 }
 
-PoisonScan Device::scan_poison(const at::Tensor& t) {
-  const auto* bytes = static_cast<const unsigned char*>(t.const_data_ptr());
-  const size_t width = t.element_size();  // divides the 1 MiB chunks, so no element straddles two
-  const unsigned char pattern = static_cast<unsigned char>(poison_byte(t.scalar_type()));
+namespace {
+
+// Counts the poisoned elements of bytes [off, off + len) of `t` into the totals.
+struct PoisonTally {
   std::atomic<int64_t> count{0}, first{INT64_MAX};
-  for_each_chunk(t.nbytes(), [&](size_t off, size_t len) {
+
+  void chunk(const at::Tensor& t, size_t off, size_t len) {
+    const auto* bytes = static_cast<const unsigned char*>(t.const_data_ptr());
+    const size_t width = t.element_size();  // divides the 1 MiB chunks, so no element straddles two
+    const unsigned char pattern = static_cast<unsigned char>(poison_byte(t.scalar_type()));
     int64_t n = 0, lowest = INT64_MAX;
     for (size_t e = off; e < off + len; e += width) {
       size_t b = 0;
@@ -124,19 +128,39 @@ PoisonScan Device::scan_poison(const at::Tensor& t) {
     }
     count += n;
     for (int64_t seen = first.load(); lowest < seen && !first.compare_exchange_weak(seen, lowest);) {}
-  });
-  PoisonScan scan;
-  scan.count = count.load();
-  if (scan.count) scan.first = first.load();
-  return scan;
+  }
+
+  PoisonScan result() const {
+    PoisonScan scan;
+    scan.count = count.load();
+    if (scan.count) scan.first = first.load();
+    return scan;
+  }
+};
+
+}  // namespace
+
+PoisonScan Device::scan_poison(const at::Tensor& t) {
+  PoisonTally tally;
+  for_each_chunk(t.nbytes(), [&](size_t off, size_t len) { tally.chunk(t, off, len); });
+  return tally.result();
 }
 
-void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {
+PoisonScan Device::download(const at::Tensor& device_tensor, const at::Tensor& host, bool scan) {
   if (host.is_contiguous() && host.scalar_type() == device_tensor.scalar_type() &&
-      host.sizes().equals(device_tensor.sizes()) && device_tensor.is_contiguous())
-    copy_bytes(host.data_ptr(), device_tensor.const_data_ptr(), host.nbytes());
-  else
-    const_cast<at::Tensor&>(host).copy_(device_tensor);
+      host.sizes().equals(device_tensor.sizes()) && device_tensor.is_contiguous()) {
+    // One pass: each chunk is scanned while the copy has just brought it into the cache.
+    PoisonTally tally;
+    char* dst = static_cast<char*>(host.data_ptr());
+    const char* src = static_cast<const char*>(device_tensor.const_data_ptr());
+    for_each_chunk(host.nbytes(), [&](size_t off, size_t len) {
+      std::memcpy(dst + off, src + off, len);
+      if (scan) tally.chunk(device_tensor, off, len);
+    });
+    return tally.result();
+  }
+  const_cast<at::Tensor&>(host).copy_(device_tensor);
+  return scan ? scan_poison(device_tensor) : PoisonScan{};
 }
 
 bool Device::same_bytes(const at::Tensor& device_tensor, const at::Tensor& host) {

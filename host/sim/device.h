@@ -67,8 +67,9 @@ class Device {
   PoisonScan scan_poison(const at::Tensor& t);
   // Uninitialised device memory (create_tensor inside a kernel, scratch).
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
-  // Copies device memory back into the host tensor.
-  void download(const at::Tensor& device_tensor, const at::Tensor& host);
+  // Copies device memory back into the host tensor; with `scan`, counts the poisoned
+  // elements in the same pass (as scan_poison).
+  PoisonScan download(const at::Tensor& device_tensor, const at::Tensor& host, bool scan = false);
   // Whether device memory still holds exactly the host tensor's bytes (NaN payloads
   // included): how a write to an In parameter is noticed.
   bool same_bytes(const at::Tensor& device_tensor, const at::Tensor& host);

@@ -96,21 +96,20 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   }
   for (size_t k = 0; k < args.size(); ++k) {
     if (!fn.params[k].is_tensor || !fresh[k]) continue;
-    if (fn.params[k].direction == "Out" && options.find_unwritten && device.poisons_outputs() &&
-        device_tensors[k].scalar_type() != at::kBool) {
-      const PoisonScan scan = device.scan_poison(device_tensors[k]);
-      if (scan.count > 0) {
-        report.unwritten_outputs.push_back(UnwrittenOutput{fn.params[k].name, scan.count, device_tensors[k].numel(),
-                                                           unravel(scan.first, device_tensors[k].sizes())});
-      }
-    }
+    const bool scan = fn.params[k].direction == "Out" && options.find_unwritten && device.poisons_outputs() &&
+                      device_tensors[k].scalar_type() != at::kBool;
+    PoisonScan unwritten;
     if (handed_over(args[k], fn.params[k])) {
       report.outputs[k] = device_tensors[k];
+      if (scan) unwritten = device.scan_poison(device_tensors[k]);
     } else if (fn.params[k].direction != "In") {
-      device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
+      unwritten = device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor, scan);
     } else if (options.check_inputs && !device.same_bytes(device_tensors[k], args[k].tensor)) {
       report.written_inputs.push_back(fn.params[k].name);
     }
+    if (unwritten.count > 0)
+      report.unwritten_outputs.push_back(UnwrittenOutput{fn.params[k].name, unwritten.count, device_tensors[k].numel(),
+                                                         unravel(unwritten.first, device_tensors[k].sizes())});
   }
   return report;
 }
