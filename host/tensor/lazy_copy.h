@@ -1,4 +1,5 @@
-// Copies that cost nothing until written: torch's copy-on-write storage.
+// Copies that cost nothing until written: torch's copy-on-write storage (torch 2.3 and
+// newer; with an older torch these are plain clones).
 #pragma once
 
 #include <ATen/core/Tensor.h>
