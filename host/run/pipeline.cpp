@@ -10,10 +10,12 @@
 #include "run/snapshot_stage.h"
 #include "run/tensor_factory.h"
 #include "run/validation_stage.h"
+#include "sim/device.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/dispatch_session.h"
 #include "sim/program_loader.h"
+#include "tensor/flat_index.h"
 #include "tensor/lazy_copy.h"
 #include "tensor/python_repr.h"
 
@@ -29,21 +31,39 @@ namespace py = pybind11;
 namespace pypto_golden {
 namespace {
 
-// What a failing output's report adds when the kernel left part of a pure Out unwritten.
-std::string unwritten_note(const sim::UnwrittenOutput& u) {
-  return "    never written: " + std::to_string(u.count) + " of " + std::to_string(u.numel) + " elements of '" + u.name +
-         "' (the first at index " + python_shape_repr(u.first_index) +
-         "). A pure pl.Out is not uploaded, so it starts uninitialised on the device (poisoned on the "
-         "simulator): write every element, or declare it pl.InOut (with an init_value). To reproduce hardware "
-         "whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
+// What a failing output's report adds when the kernel left part of a pure Out unwritten:
+// counted against the golden, since an integer's poison is also a value a kernel computes.
+std::map<std::string, std::string> unwritten_notes(const std::vector<sim::UnwrittenOutput>& unwritten,
+                                                   const std::vector<NativeSpec>& specs,
+                                                   const std::vector<at::Tensor>& host,
+                                                   const std::map<std::string, at::Tensor>& expected) {
+  std::map<std::string, std::string> notes;
+  for (const auto& u : unwritten) {
+    sim::PoisonScan scan{u.count, -1};
+    std::vector<int64_t> first = u.first_index;
+    const auto golden = expected.find(u.name);
+    for (size_t k = 0; k < specs.size(); ++k)
+      if (specs[k].name == u.name && golden != expected.end() && golden->second.defined() &&
+          golden->second.scalar_type() == host[k].scalar_type() && golden->second.sizes().equals(host[k].sizes())) {
+        scan = sim::Device::scan_poison_against(host[k], golden->second);
+        if (scan.count) first = unravel(scan.first, host[k].sizes());
+      }
+    if (scan.count == 0) continue;
+    notes[u.name] = "    never written: " + std::to_string(scan.count) + " of " + std::to_string(u.numel) +
+                    " elements of '" + u.name + "' (the first at index " + python_shape_repr(first) +
+                    "). A pure pl.Out is not uploaded, so it starts uninitialised on the device (poisoned on the "
+                    "simulator): write every element, or declare it pl.InOut (with an init_value). To reproduce "
+                    "hardware whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
+  }
+  return notes;
 }
 
 // Dispatches the build as the session's next dispatch; the outputs replace their `host`
 // tensors (resident ones are read back into them: this is the session's first dispatch);
-// returns the notes for outputs the kernel left partly unwritten, by name.
+// returns the outputs the kernel left partly unwritten.
 // `persistent`: the launches that follow keep the windows (benchmark mode), so a signal the
 // kernel leaves set is worth a warning.
-std::map<std::string, std::string> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
+std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
                                                  std::vector<at::Tensor>& host, const std::string& kernel,
                                                  bool persistent, const StageLog& log) {
   std::vector<sim::HostArg> args(specs.size());
@@ -82,9 +102,7 @@ std::map<std::string, std::string> run_on_device(sim::DispatchSession& session, 
              "launch's pld.system.wait may be satisfied by this launch's notify: reset each signal once it is "
              "consumed (pld.system.notify(..., value=0, op=pld.NotifyOp.Set)), or wait for a per-launch count "
              "(a stepped scalar)");
-  std::map<std::string, std::string> notes;
-  for (const auto& u : report.unwritten_outputs) notes[u.name] = unwritten_note(u);
-  return notes;
+  return std::move(report.unwritten_outputs);
 }
 
 // A session on the device, waiting for it without the GIL: another run's thread may hold
@@ -193,7 +211,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
     std::shared_ptr<const sim::Program> program;
     std::shared_ptr<sim::Device> device;
     std::unique_ptr<sim::DispatchSession> session;
-    std::map<std::string, std::string> unwritten;
+    std::vector<sim::UnwrittenOutput> unwritten;
     log.stage("runtime", [&] {
       require_simulator(platform);
       program = sim::load_program_cached(kernel.work_dir);
@@ -218,7 +236,8 @@ RunOutcome run_pipeline(const RunRequest& req) {
     if (has_golden) {
       ValidationReport report;
       log.stage("validate", [&] {
-        report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol, unwritten, log);
+        report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol,
+                                  unwritten_notes(unwritten, specs, host, expected), log);
       });
       if (!report.passed) return finish(false, report.error);
     }

@@ -175,6 +175,24 @@ PoisonScan Device::scan_poison(const at::Tensor& t) {
   return tally.result();
 }
 
+PoisonScan Device::scan_poison_against(const at::Tensor& actual, const at::Tensor& expected) {
+  const at::Tensor a = actual.contiguous(), e = expected.contiguous();
+  const size_t width = a.element_size(), items = static_cast<size_t>(a.numel());
+  const auto* pa = static_cast<const unsigned char*>(a.const_data_ptr());
+  const auto* pe = static_cast<const unsigned char*>(e.const_data_ptr());
+  const auto pattern = static_cast<unsigned char>(poison_byte(a.scalar_type()));
+  const auto poisoned = [&](const unsigned char* p) {
+    for (size_t b = 0; b < width; ++b)
+      if (p[b] != pattern) return false;
+    return true;
+  };
+  PoisonScan scan;  // only for failing outputs, so a plain loop
+  for (size_t i = 0; i < items; ++i)
+    if (poisoned(pa + i * width) && std::memcmp(pa + i * width, pe + i * width, width) != 0)
+      if (scan.count++ == 0) scan.first = static_cast<int64_t>(i);
+  return scan;
+}
+
 PoisonScan Device::download(const at::Tensor& device_tensor, const at::Tensor& host, bool scan) {
   if (host.is_contiguous() && host.scalar_type() == device_tensor.scalar_type() &&
       host.sizes().equals(device_tensor.sizes()) && device_tensor.is_contiguous()) {

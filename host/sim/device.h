@@ -65,6 +65,12 @@ class Device {
   // The elements of a contiguous tensor from allocate_output that still hold the poison
   // pattern: the ones the kernel never wrote.
   PoisonScan scan_poison(const at::Tensor& t);
+  // The elements of a pure Out `actual` read back from a poisoning device that hold the
+  // poison pattern where `expected` (same shape and dtype) does not: the never-written ones
+  // that explain a mismatch. An integer's poison (0xA5 bytes: int8 -91) is also a value a
+  // kernel computes, so an element written with it counts only when the golden expects
+  // something else.
+  static PoisonScan scan_poison_against(const at::Tensor& actual, const at::Tensor& expected);
   // Uninitialised device memory (create_tensor inside a kernel, scratch).
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
   // Copies device memory back into the host tensor; with `scan`, counts the poisoned

@@ -275,6 +275,57 @@ def test_kernel_compile_error_shows_the_source_line_and_a_caret(host, tmp_path):
     ]
 
 
+INT8_COPY = """
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit
+def copy_kernel(x: pl.Tensor[[64, 32], pl.INT8], y: pl.Out[pl.Tensor[[64, 32], pl.INT8]]):
+    for r in pl.parallel(0, 64, ROW_STEP):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+            y[r : r + 16, :] = x[r : r + 16, :]
+    return y
+
+
+def init_x():
+    x = torch.ones(64, 32, dtype=torch.int8)
+    x[5, :] = -91  # the simulator's int8 poison value, written by the kernel
+    x[17, :] = -91  # on row_step=20 a row the kernel leaves unwritten
+    return x
+
+
+def golden(values):
+    values["y"][:] = values["x"]
+    values["y"][0, 0] = 7  # the kernel copies 1: one mismatch, so the report shows its notes
+
+
+result = run(fn=copy_kernel, specs=[TensorSpec("x", [64, 32], torch.int8, init_value=init_x),
+                                    TensorSpec("y", [64, 32], torch.int8)],
+             golden_fn=golden, config={"platform": "a2a3sim"})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+"""
+
+
+def test_an_int8_output_holding_the_poison_value_is_not_called_unwritten(host, tmp_path):
+    # 0xA5 (-91) fills a pure int8 Out before the kernel runs, and is also a value kernels
+    # compute: the unwritten count is checked against the golden, which expects -91 there.
+    script = tmp_path / "int8_copy.py"
+    script.write_text(INT8_COPY.replace("ROW_STEP", "16"))
+    proc = host(script)
+    assert proc.returncode == 1
+    assert "    Mismatched elements: 1/2048  rtol=1e-05 atol=1e-05" in proc.stdout
+    assert "never written" not in proc.stdout
+    script.write_text(INT8_COPY.replace("ROW_STEP", "20"))
+    proc = host(script)
+    assert proc.returncode == 1
+    # rows 16..19, 36..39 and 56..59 are unwritten; row 17 holds -91 as the golden expects
+    assert "    Mismatched elements: 353/2048  rtol=1e-05 atol=1e-05" in proc.stdout
+    assert "    never written: 352 of 2048 elements of 'y' (the first at index (16, 0))." in proc.stdout
+
+
 def test_kernel_leaving_part_of_a_pure_out_unwritten(host, tmp_path):
     # Row steps of 20 with 16-row tiles: rows 16..19, 36..39 and 56..59 are never written.
     # The last step, r = 60, covers rows 60..75 of 64: its window is clamped to the tensor, so
