@@ -12,12 +12,34 @@ bool parse_positive(const std::string& text, int& out) {
   return out >= 1;
 }
 
+// A torch seed: decimal digits, 0 .. 2**64 - 1.
+bool parse_seed(const std::string& text) {
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  return text.size() < 20 || text <= "18446744073709551615";
+}
+
+// The value of `--name VALUE` or `--name=VALUE` at args[k] (advancing k past it); false
+// when the option is not `name`.
+bool option_value(const std::vector<std::string>& args, size_t& k, const std::string& name, std::string& value,
+                  bool& missing) {
+  const std::string& a = args[k];
+  missing = false;
+  if (a == name) {
+    if (k + 1 >= args.size()) missing = true;
+    else value = args[++k];
+    return true;
+  }
+  if (a.rfind(name + "=", 0) != 0) return false;
+  value = a.substr(name.size() + 1);
+  return true;
+}
+
 }  // namespace
 
 std::string usage_text() {
-  return "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
-         "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]] [--simulate]\n"
-         "                    SCRIPT [SCRIPT ARGS...]\n"
+  return "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
+         "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
+         "                    [--bench[=ROUNDS]] [--simulate] SCRIPT [SCRIPT ARGS...]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
          "that calls golden.run) in an embedded Python, with the native harness core.\n"
@@ -26,6 +48,8 @@ std::string usage_text() {
          "  -h, --help      show this help and exit\n"
          "  --version       show the version and exit\n"
          "  --threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)\n"
+         "  --seed N        seed torch's generator and Python's random before the script\n"
+         "                  (sets PYPTO_GOLDEN_SEED): the same random inputs every run\n"
          "  --save-data     every run() saves inputs and goldens under <work_dir>/data\n"
          "  --golden-data DIR\n"
          "                  every run() replays inputs and goldens from DIR/in and DIR/out\n"
@@ -53,23 +77,31 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       o.version = true;
       return out;
     }
-    if (a == "--threads" || a.rfind("--threads=", 0) == 0) {
-      std::string value;
-      if (a == "--threads") {
-        if (k + 1 >= args.size()) {
-          out.error = "--threads needs a value (a positive integer)";
-          return out;
-        }
-        value = args[++k];
-      } else {
-        value = a.substr(10);
-      }
+    std::string value;
+    bool missing = false;
+    if (option_value(args, k, "--threads", value, missing)) {
       int n = 0;
+      if (missing) {
+        out.error = "--threads needs a value (a positive integer)";
+        return out;
+      }
       if (!parse_positive(value, n)) {
         out.error = "--threads must be a positive integer, got '" + value + "'";
         return out;
       }
       o.threads = n;
+      continue;
+    }
+    if (option_value(args, k, "--seed", value, missing)) {
+      if (missing) {
+        out.error = "--seed needs a value (an integer from 0 to 2**64 - 1)";
+        return out;
+      }
+      if (!parse_seed(value)) {
+        out.error = "--seed must be an integer from 0 to 2**64 - 1, got '" + value + "'";
+        return out;
+      }
+      o.seed = value;
       continue;
     }
     if (a == "--bench" || a.rfind("--bench=", 0) == 0) {
@@ -95,7 +127,6 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     if (a == "--golden-data" || a == "--runtime-dir" || a.rfind("--golden-data=", 0) == 0 ||
         a.rfind("--runtime-dir=", 0) == 0) {
       const std::string name = a.substr(0, 13);  // both names are 13 characters
-      std::string value;
       if (a.size() > 13) {
         value = a.substr(14);
       } else if (k + 1 < args.size()) {

@@ -12,6 +12,7 @@ struct HostOptions {
   bool help = false;
   bool version = false;
   std::optional<int> threads;  // --threads N  (= PYPTO_GOLDEN_NUM_THREADS)
+  std::optional<std::string> seed;  // --seed N  (= PYPTO_GOLDEN_SEED), digits below 2**64
   // Applied to every golden.run call of the script, like the keywords of the same name.
   bool save_data = false;
   bool compile_only = false;

@@ -3,6 +3,7 @@
 #include <Python.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -128,6 +129,17 @@ int run_script_as_main(const ScriptRun& run) {
     std::fprintf(stderr, "pypto-golden: %s\n", mismatch.c_str());
     Py_FinalizeEx();
     return 2;
+  }
+
+  // A seed applies before the script's first random call, wherever it imports golden.
+  if (std::getenv("PYPTO_GOLDEN_SEED")) {
+    PyObject* golden = PyImport_ImportModule("golden");
+    if (!golden) {
+      PyErr_Print();
+      Py_FinalizeEx();
+      return 1;
+    }
+    Py_DECREF(golden);
   }
 
   PyObject* main_module = PyImport_AddModule("__main__");  // borrowed

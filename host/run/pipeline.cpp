@@ -20,6 +20,7 @@
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <chrono>
@@ -56,6 +57,14 @@ std::map<std::string, std::string> unwritten_notes(const std::vector<sim::Unwrit
                     "hardware whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
   }
   return notes;
+}
+
+// Whether an init_value is a callable (torch.randn, torch.rand, a function): the inputs may
+// differ from run to run, so a failure says which seed drew them.
+bool draws_random_inputs(const std::vector<NativeSpec>& specs) {
+  for (const auto& s : specs)
+    if (s.is_tensor && s.init_value && PyCallable_Check(s.init_value.ptr())) return true;
+  return false;
 }
 
 // Dispatches the build as the session's next dispatch; the outputs replace their `host`
@@ -239,7 +248,14 @@ RunOutcome run_pipeline(const RunRequest& req) {
         report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol,
                                   unwritten_notes(unwritten, specs, host, expected), log);
       });
-      if (!report.passed) return finish(false, report.error);
+      if (!report.passed) {
+        if (!req.golden_data && draws_random_inputs(specs)) {
+          const std::string seed = std::to_string(at::detail::getDefaultCPUGenerator().current_seed());
+          log.line("[RUN]   inputs drawn from torch seed " + seed + ": run again with --seed " + seed +
+                   " (or PYPTO_GOLDEN_SEED=" + seed + ") for the same inputs");
+        }
+        return finish(false, report.error);
+      }
     }
     finish(true, std::nullopt);
     log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s" +

@@ -8,9 +8,11 @@ import torch
 
 # The native core first: it starts the simulator's workers before torch's thread count is set.
 from golden.native import native
+from golden.seeding import apply_seed
 from golden.threads import configure_golden_threads
 
 configure_golden_threads(torch, native=native)
+apply_seed(torch)
 
 from golden.errors import (  # noqa: E402
     ArgumentError,

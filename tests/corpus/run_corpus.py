@@ -48,11 +48,13 @@ class Row:
     outside: str = ""  # why it cannot pass here for a reason outside pypto-golden
     multi_device: bool = False
     simulated: str = ""  # the hardware platform it ran as under --simulate (its argparse refuses a2a3sim)
+    seed: str = ""  # a failure's torch seed (pypto-golden --seed reproduces its random inputs)
 
     @property
     def note(self):
         return "; ".join(filter(None, [self.outside, "multi-device" if self.multi_device else "",
-                                       "ran as --simulate -p %s" % self.simulated if self.simulated else ""]))
+                                       "ran as --simulate -p %s" % self.simulated if self.simulated else "",
+                                       "seed %s" % self.seed if self.seed else ""]))
 
 
 def corpus_dir(given):
@@ -165,8 +167,15 @@ def launch(cmd, work, env, timeout):
             log_path.read_text(errors="replace"))
 
 
-def prepare(script, corpus, workroot):
-    """A fresh copy of the script's folder to run it in, and its environment: (work, env, multi-device)."""
+def drawn_seed(output):
+    """The torch seed a failing run names for its random inputs, or ""."""
+    found = re.search(r"^\[RUN\]   inputs drawn from torch seed (\d+):", output, re.M)
+    return found[1] if found else ""
+
+
+def prepare(script, corpus, workroot, seed=None):
+    """A fresh copy of the script's folder to run it in, and its environment: (work, env, multi-device).
+    `seed`: PYPTO_GOLDEN_SEED for the script, so its random inputs are the same every run."""
     multi = is_multi_device((corpus / script).read_text(errors="replace"))
     work = Path(tempfile.mkdtemp(prefix=script.replace("/", "_") + ".", dir=workroot))
     shutil.copytree(corpus / Path(script).parent, work, dirs_exist_ok=True,
@@ -174,6 +183,8 @@ def prepare(script, corpus, workroot):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_")}
     env.update(PYTHONPATH=str(corpus), PYPTO_PROG_BUILD_DIR=str(work / "build_output"),
                PYTHONDONTWRITEBYTECODE="1")
+    if seed is not None:
+        env["PYPTO_GOLDEN_SEED"] = str(seed)
     return work, env, multi
 
 
@@ -184,8 +195,8 @@ def command(binary, script, multi, hardware=None):
     return [str(binary)] + platform + ([] if multi else ["-d", "0"])
 
 
-def run_one(script, corpus, binary, timeout, workroot):
-    work, env, multi = prepare(script, corpus, workroot)
+def run_one(script, corpus, binary, timeout, workroot, seed=None):
+    work, env, multi = prepare(script, corpus, workroot, seed)
     cmd = command(binary, script, multi)
     returncode, seconds, peak, timed_out, output = launch(cmd, work, env, timeout)
     simulated = hardware_choice(output)
@@ -200,13 +211,15 @@ def run_one(script, corpus, binary, timeout, workroot):
     outside = outside_reason(output, config.read_text(errors="replace") if config.is_file() else "") \
         if verdict != "PASS" else ""
     unwritten = unwritten_outputs(output) if verdict == "MISMATCH" else []
+    drawn = drawn_seed(output)
     if unwritten:
-        # Whether those elements are all that fails: the same run with pure Outs zeroed.
-        zeroed = launch(cmd, work, dict(env, PYPTO_SIM_OUT_INIT="zero"), timeout)
+        # Whether those elements are all that fails: the same run, on the same inputs, with pure Outs zeroed.
+        rerun = dict(env, PYPTO_SIM_OUT_INIT="zero", **({"PYPTO_GOLDEN_SEED": drawn} if drawn else {}))
+        zeroed = launch(cmd, work, rerun, timeout)
         if classify(zeroed[0], zeroed[4], zeroed[3], False) == "PASS":
             outside = unwritten_reason(unwritten)
     row = Row(script, verdict, seconds, peak, line[:200], outside=outside, multi_device=multi,
-              simulated=simulated or "")
+              simulated=simulated or "", seed=drawn)
     if verdict == "PASS":
         shutil.rmtree(work, ignore_errors=True)
     else:
@@ -231,8 +244,12 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per script (default 300)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scripts at a time (default: cores)")
     parser.add_argument("--keep", help="keep every work directory under this folder")
+    parser.add_argument("--seed", type=int, help="PYPTO_GOLDEN_SEED for every script: the same random inputs "
+                        "every run (default: each script draws its own, and a failure names it)")
     args = parser.parse_args(argv)
 
+    if args.seed is not None and not 0 <= args.seed < 2**64:
+        parser.error("--seed must be an integer from 0 to 2**64 - 1, got %d" % args.seed)
     corpus = corpus_dir(args.corpus)
     if not (corpus / "examples").is_dir() and not (corpus / "models").is_dir():
         parser.error("no pypto-lib checkout at %s (no examples/ or models/); pass --corpus" % corpus)
@@ -253,11 +270,12 @@ def main(argv=None):
 
     workroot = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="pypto-corpus."))
     workroot.mkdir(parents=True, exist_ok=True)
-    sys.stdout.write("corpus %s, %d scripts, %d at a time, timeout %g s, %s\n"
-                     % (corpus, len(scripts), args.jobs, args.timeout, binary))
+    sys.stdout.write("corpus %s, %d scripts, %d at a time, timeout %g s, %s%s\n"
+                     % (corpus, len(scripts), args.jobs, args.timeout, binary,
+                        "" if args.seed is None else ", seed %d" % args.seed))
     rows = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for row in pool.map(lambda s: run_one(s, corpus, binary, args.timeout, workroot), scripts):
+        for row in pool.map(lambda s: run_one(s, corpus, binary, args.timeout, workroot, args.seed), scripts):
             print_row(row, sys.stdout)
             rows.append(row)
     counts = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}

@@ -19,6 +19,19 @@ TEST_CASE("--threads=N form and bad values") {
   CHECK(parse_command_line({"--threads"}).error == "--threads needs a value (a positive integer)");
 }
 
+TEST_CASE("--seed takes torch's whole seed range") {
+  CHECK(parse_command_line({"--seed", "0", "k.py"}).options.seed.value() == "0");
+  CHECK(parse_command_line({"--seed=18446744073709551615", "k.py"}).options.seed.value() == "18446744073709551615");
+  CHECK(parse_command_line({"--seed=18446744073709551616", "k.py"}).error ==
+        "--seed must be an integer from 0 to 2**64 - 1, got '18446744073709551616'");
+  CHECK(parse_command_line({"--seed", "-1", "k.py"}).error == "--seed must be an integer from 0 to 2**64 - 1, got '-1'");
+  CHECK(parse_command_line({"--seed=", "k.py"}).error == "--seed must be an integer from 0 to 2**64 - 1, got ''");
+  CHECK(parse_command_line({"--seed"}).error == "--seed needs a value (an integer from 0 to 2**64 - 1)");
+  auto cl = parse_command_line({"--seed", "7", "k.py", "--seed", "8"});
+  CHECK(cl.options.seed.value() == "7");
+  CHECK(cl.options.script_args == std::vector<std::string>{"--seed", "8"});
+}
+
 TEST_CASE("--simulate is a host option; after the script it is the script's") {
   auto cl = parse_command_line({"--simulate", "k.py", "-p", "a2a3", "--simulate"});
   CHECK(cl.error.empty());

@@ -1,5 +1,7 @@
 """Every bad input ends with one clear message and a non-zero exit, never a crash."""
 
+import re
+
 import pytest
 
 from conftest import SAMPLES, clean_env
@@ -273,6 +275,34 @@ def test_kernel_compile_error_shows_the_source_line_and_a_caret(host, tmp_path):
         "    y[r : r + 16, :] = x[r : r + 16, :] ** a",
         "                       ^^^^^^^^^^^^^^^^^^^^^",
     ]
+
+
+WRONG_GOLDEN_MAIN = """
+def wrong(values):
+    values["y"][:] = values["x"]
+
+finish(run(fn=add_kernel, specs=specs(), golden_fn=wrong, config={"platform": "a2a3sim"}))
+"""
+
+
+def test_a_failing_run_with_random_inputs_names_the_seed_that_draws_them_again(host, tmp_path):
+    script = write_kernel_script(tmp_path, main=WRONG_GOLDEN_MAIN)
+    proc = host(script)
+    assert proc.returncode == 1
+    found = re.search(r"^\[RUN\]   inputs drawn from torch seed (\d+): run again with --seed (\d+) "
+                      r"\(or PYPTO_GOLDEN_SEED=(\d+)\) for the same inputs$", proc.stdout, re.M)
+    assert found and found[1] == found[2] == found[3], proc.stdout
+    mismatches = proc.stdout[proc.stdout.index("first 20 mismatches"):]
+    again = host("--seed", found[1], script)
+    assert again.returncode == 1
+    assert found[0] in again.stdout
+    assert again.stdout[again.stdout.index("first 20 mismatches"):] == mismatches  # the same x, so the same values
+    constant = write_kernel_script(tmp_path, main=WRONG_GOLDEN_MAIN.replace(
+        "specs=specs()", "specs=[TensorSpec('x', [ROWS, COLS], torch.float32, init_value=1.5), *specs()[1:]]"),
+        name="constant.py")
+    proc = host(constant)
+    assert proc.returncode == 1 and "Mismatched elements" in proc.stdout
+    assert "inputs drawn from torch seed" not in proc.stdout  # nothing random to reproduce
 
 
 INT8_COPY = """

@@ -20,10 +20,12 @@ def test_help(host):
     proc = host("--help")
     assert proc.returncode == 0
     assert proc.stdout.startswith(
-        "usage: pypto-golden [--help] [--version] [--threads N] [--save-data] [--golden-data DIR]\n"
-        "                    [--runtime-dir DIR] [--compile-only] [--bench[=ROUNDS]] [--simulate]\n"
-        "                    SCRIPT [SCRIPT ARGS...]\n")
+        "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
+        "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
+        "                    [--bench[=ROUNDS]] [--simulate] SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
+                   "--seed N        seed torch's generator and Python's random before the script\n"
+                   "                  (sets PYPTO_GOLDEN_SEED): the same random inputs every run",
                    "--save-data     every run() saves inputs and goldens under <work_dir>/data",
                    "--compile-only  every run() stops after compile"):
         assert option in proc.stdout
@@ -45,6 +47,7 @@ def test_version(host):
         (["--bogus", "k.py"], "unknown host option '--bogus' (host options go before the script; see --help)"),
         (["--threads", "0", "k.py"], "--threads must be a positive integer, got '0'"),
         (["--threads"], "--threads needs a value (a positive integer)"),
+        (["--seed", "1e3", "k.py"], "--seed must be an integer from 0 to 2**64 - 1, got '1e3'"),
         (["--golden-data"], "--golden-data needs a directory"),
         (["--runtime-dir="], "--runtime-dir needs a directory"),
     ],
@@ -81,6 +84,32 @@ def test_golden_threads(host, tmp_path, option, env_value, expected):
     proc = host(*option, script, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"{expected}\n"
+
+
+def test_seed_gives_the_same_random_numbers_before_and_after_import_golden(host, tmp_path):
+    # Applied before the script runs, so even draws made before `import golden` repeat.
+    script = tmp_path / "draw.py"
+    script.write_text("import random, torch\nprint(torch.initial_seed(), torch.rand(3).tolist(), random.random())\n"
+                      "import golden\nprint(torch.rand(2).tolist())\n")
+    runs = [host("--seed", "12345", script), host("--seed=12345", script),
+            host(script, env=clean_env(tmp_path, PYPTO_GOLDEN_SEED="12345"))]
+    assert [p.returncode for p in runs] == [0, 0, 0], runs[0].stderr
+    assert runs[0].stdout.startswith("12345 ")
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    other = host("--seed", "12346", script)
+    assert other.stdout != runs[0].stdout
+    unseeded = [host(script).stdout for _ in range(2)]
+    assert unseeded[0] != unseeded[1]  # torch draws its own seed per process
+
+
+def test_a_bad_seed_variable_is_a_value_error_naming_it(host, tmp_path):
+    script = tmp_path / "draw.py"
+    script.write_text("print('never')\n")
+    proc = host(script, env=clean_env(tmp_path, PYPTO_GOLDEN_SEED="0x10"))
+    assert proc.returncode == 1
+    assert "never" not in proc.stdout
+    assert proc.stderr.splitlines()[-1] == \
+        "ValueError: PYPTO_GOLDEN_SEED must be an integer from 0 to 2**64 - 1, got '0x10'"
 
 
 SPIN_MAIN = """
