@@ -6,6 +6,7 @@
 #include "run/platforms.h"
 #include "run/run_errors.h"
 #include "run/tensor_files.h"
+#include "run/validation_stage.h"
 #include "sim/device_registry.h"
 #include "sim/dispatch.h"
 #include "sim/kernel_error.h"
@@ -57,7 +58,7 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
   RunOutcome o = run_pipeline(req);
   py::object bench = o.bench ? py::object(bench_stats_dict(*o.bench)) : py::none();
   return py::make_tuple(o.passed, o.error ? py::cast(*o.error) : py::none(), o.execution_time,
-                        o.work_dir ? py::cast(*o.work_dir) : py::none(), bench);
+                        o.work_dir ? py::cast(*o.work_dir) : py::none(), bench, o.validated);
 }
 
 // Dispatches a build directly (CompiledProgram.__call__): tensors in place, numbers as scalars.
@@ -98,6 +99,43 @@ py::tuple allclose(const std::string& name, const at::Tensor& actual, const at::
     r = allclose_gate(name, actual, expected, rtol, atol);
   }
   return py::make_tuple(r.passed, r.detail);
+}
+
+// golden.validate_golden: the validate stage over given dicts, as the public harness's
+// function of that name; a mismatch raises AssertionError with the run's report.
+void validate_golden(const py::dict& outputs, const py::dict& golden, double rtol, double atol,
+                     const py::object& compare_fn, const py::object& inputs) {
+  std::vector<NativeSpec> specs;
+  std::vector<at::Tensor> actual;
+  std::map<std::string, at::Tensor> expected;
+  auto tensor_of = [](const py::handle& v, const std::string& what) {
+    if (!THPVariable_Check(v.ptr()))
+      throw py::type_error(what + " must be a torch.Tensor, got " + std::string(py::str(py::type::of(v).attr("__name__"))));
+    return v.cast<at::Tensor>();
+  };
+  for (const auto& item : outputs) {
+    NativeSpec s;
+    s.name = py::str(item.first);
+    s.direction = Direction::Out;
+    specs.push_back(s);
+    actual.push_back(tensor_of(item.second, "outputs['" + s.name + "']"));
+    expected[s.name] = tensor_of(golden[item.first], "golden['" + s.name + "']");  // a missing name is KeyError
+  }
+  if (!inputs.is_none())
+    for (const auto& item : py::reinterpret_borrow<py::dict>(inputs)) {
+      NativeSpec s;
+      s.name = py::str(item.first);
+      s.is_tensor = THPVariable_Check(item.second.ptr());
+      if (!s.is_tensor) s.value = py::module_::import("torch").attr("as_tensor")(item.second).cast<at::Tensor>();
+      specs.push_back(s);
+      actual.push_back(s.is_tensor ? item.second.cast<at::Tensor>() : at::Tensor());
+    }
+  check_compare_fn(compare_fn, specs, "this validate_golden call");
+  const ValidationReport report = validate_outputs(specs, actual, expected, compare_fn, rtol, atol, {}, StageLog(write_line));
+  if (!report.passed) {
+    PyErr_SetString(PyExc_AssertionError, report.error.c_str());
+    throw py::error_already_set();
+  }
 }
 
 // torch.set_num_threads(n) also rebuilds torch's global pthreadpool (used only by its mobile
@@ -161,11 +199,14 @@ void define_module(py::module_& m) {
   m.def("run", &run, py::arg("fn"), py::arg("specs"), py::arg("golden_fn"), py::arg("config"), py::arg("rtol"),
         py::arg("atol"), py::arg("compare_fn"), py::arg("compile_only"), py::arg("save_data"),
         py::arg("runtime_dir"), py::arg("golden_data"),
-        "Runs the harness pipeline; returns (passed, error, execution_time, work_dir).");
+        "Runs the harness pipeline; returns (passed, error, execution_time, work_dir, bench, validated).");
   m.def("simulate", &simulate, py::arg("work_dir"), py::arg("args"), py::arg("platform") = "a2a3sim",
         py::arg("device_id") = 0, "Dispatches a simulator build in place.");
   m.def("allclose", &allclose, py::arg("name"), py::arg("actual"), py::arg("expected"), py::arg("rtol"),
         py::arg("atol"), "The default gate: (passed, report).");
+  m.def("validate_golden", &validate_golden, py::arg("outputs"), py::arg("golden"), py::arg("rtol"), py::arg("atol"),
+        py::arg("compare_fn"), py::arg("inputs"),
+        "Validates outputs against golden tensors; raises AssertionError with the report on a mismatch.");
   m.def("set_intraop_threads", &set_intraop_threads, py::arg("threads"),
         "Sets torch's intra-op (OpenMP) thread count for this thread without rebuilding torch's pthreadpool.");
   m.def("save_tensor", [](const std::string& path, const at::Tensor& t) {

@@ -1,14 +1,25 @@
 #include "cli/host_options.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstdlib>
 
 namespace pypto_golden {
 namespace {
 
+constexpr int kMaxThreads = 65536;  // as PYPTO_GOLDEN_NUM_THREADS (pylib/golden/threads.py)
+
+// A positive decimal integer; one past INT_MAX comes back as INT_MAX, so a caller's own
+// bound names the value rather than calling it not a number.
 bool parse_positive(const std::string& text, int& out) {
   if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
-  if (text.size() > 6) return false;
-  out = std::atoi(text.c_str());
+  const size_t lead = std::min(text.find_first_not_of('0'), text.size());
+  if (text.size() - lead > 10) {
+    out = INT_MAX;
+    return true;
+  }
+  const long long v = std::atoll(text.c_str());
+  out = v > INT_MAX ? INT_MAX : static_cast<int>(v);
   return out >= 1;
 }
 
@@ -87,6 +98,10 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       }
       if (!parse_positive(value, n)) {
         out.error = "--threads must be a positive integer, got '" + value + "'";
+        return out;
+      }
+      if (n > kMaxThreads) {
+        out.error = "--threads must be at most " + std::to_string(kMaxThreads) + ", got '" + value + "'";
         return out;
       }
       o.threads = n;

@@ -16,20 +16,26 @@
 
 namespace pypto_golden {
 
-void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool jit_kernel, bool chip_swimlane) {
+void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool fresh_compile, bool jit_kernel,
+                           bool chip_swimlane) {
+  std::string message;  // every stepped scalar with every rule it breaks
   for (const auto& s : specs) {
     if (s.is_tensor || !s.stepped) continue;
-    const std::string who = "ScalarSpec '" + s.name + "' has benchmark_step, ";
+    std::vector<std::string> broken;
     if (chip_swimlane)
-      throw RunFailure(who + "which cannot be combined with enable_chip_swimlane (one handle call may run several "
-                             "physical passes with the same argument list)");
-    if (jit_kernel && !s.compile_runtime)
-      throw RunFailure(who + "which on a @pl.jit kernel needs compile_runtime=True (otherwise the compiler may fold "
-                             "the initial value into the artifact)");
-    if (!has_residents(specs))
-      throw RunFailure(who + "which needs resident specs (the L3 persistent-window benchmark); this run has none, so "
-                             "every launch would repeat one argument list");
+      broken.push_back("cannot be combined with enable_chip_swimlane (one handle call may run several physical "
+                       "passes with the same argument list)");
+    if (fresh_compile && jit_kernel && !s.compile_runtime)
+      broken.push_back("on a @pl.jit kernel needs compile_runtime=True (otherwise the compiler may fold the initial "
+                       "value into the artifact)");
+    if (fresh_compile && !has_residents(specs))
+      broken.push_back("needs resident specs (the L3 persistent-window benchmark); this run has none, so every "
+                       "launch would repeat one argument list");
+    if (broken.empty()) continue;
+    message += std::string(message.empty() ? "" : "; ") + "ScalarSpec '" + s.name + "' has benchmark_step, which ";
+    for (size_t k = 0; k < broken.size(); ++k) message += (k ? ", and which " : "") + broken[k];
   }
+  if (!message.empty()) throw RunFailure(message);
 }
 
 std::string replay_skip_line(const std::vector<NativeSpec>& specs) {
@@ -98,8 +104,7 @@ BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, con
       args[k].result = at::empty_like(host[k]);
     } else {
       // A round's pure Out is handed over and dropped: no read-back copy.
-      args[k].tensor = at::empty(host[k].sizes(), host[k].options().device(at::kMeta));
-      args[k].hand_over = true;
+      args[k].hand_over_out(host[k]);
     }
   }
   const BeforeDispatch step = [&](int64_t dispatch, std::vector<sim::HostArg>& a) {

@@ -17,11 +17,12 @@
 
 namespace pypto_golden {
 
-// The rules for ScalarSpec(benchmark_step=...) (README "Benchmark mode"), on a fresh
-// compile: not together with enable_chip_swimlane, compile_runtime=True on a @pl.jit
-// kernel, and only in a run with resident specs (the L3 persistent-window benchmark). A
-// broken rule is a RunFailure naming the scalar and the rule.
-void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool jit_kernel, bool chip_swimlane);
+// The rules for ScalarSpec(benchmark_step=...) (README "Benchmark mode"): never together
+// with enable_chip_swimlane; and on a fresh compile, compile_runtime=True on a @pl.jit
+// kernel and only in a run with resident specs (the L3 persistent-window benchmark). A
+// RunFailure names every stepped scalar with every rule it breaks.
+void check_stepped_scalars(const std::vector<NativeSpec>& specs, bool fresh_compile, bool jit_kernel,
+                           bool chip_swimlane);
 
 // Stepped scalars of a runtime_dir replay: the artifact cannot prove it forwards them, so
 // the benchmark is skipped; returns the "[RUN] benchmark skipped: ..." line, or "".

@@ -102,6 +102,12 @@ void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta, 
         log.line(std::string("[RUN]   warning: TensorSpec '") + s.name + "' has is_output=" +
                  (says_output ? "True" : "False") + " but the kernel declares it " + direction_name(s.direction) +
                  "; using the kernel's direction");
+      else if (says_output && s.direction == Direction::Out && s.init_value && !s.init_value.is_none())
+        // In the older harness is_output=True with an init_value uploaded it (an InOut).
+        log.line("[RUN]   warning: TensorSpec '" + s.name +
+                 "' has is_output=True and an init_value, which the older harness uploaded to the kernel; the "
+                 "kernel declares it Out, so the init_value reaches only the golden (declare it pl.InOut for the "
+                 "kernel to start from it)");
     }
   }
 }

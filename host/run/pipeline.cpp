@@ -59,6 +59,25 @@ std::map<std::string, std::string> unwritten_notes(const std::vector<sim::Unwrit
   return notes;
 }
 
+// A replayed build runs with the scalar values compiled into it, whatever the specs say now.
+void warn_specialised_scalars(const sim::Function& entry, const std::vector<NativeSpec>& specs,
+                              const std::filesystem::path& build, const StageLog& log) {
+  auto repr = [](const at::Tensor& v) {
+    if (v.scalar_type() == at::kBool) return std::string(v.item().toBool() ? "True" : "False");
+    if (c10::isIntegralType(v.scalar_type(), false)) return std::to_string(v.item().toLong());
+    return python_float_repr(v.item().toDouble());
+  };
+  for (const auto& p : entry.params) {
+    if (p.is_tensor || p.runtime_scalar || p.specialised_text.empty()) continue;
+    for (const auto& s : specs)
+      if (s.name == p.name && !s.is_tensor && s.value.item().toDouble() != p.specialised_value)
+        log.line("[RUN]   warning: ScalarSpec '" + s.name + "' is " + repr(s.value) + ", but the build " +
+                 build.string() + " was specialised on " + s.name + "=" + p.specialised_text +
+                 ": the kernel runs with " + p.specialised_text +
+                 " (compiled in); recompile, or give the scalar compile_runtime=True");
+  }
+}
+
 // Whether an init_value is a callable (torch.randn, torch.rand, a function): the inputs may
 // differ from run to run, so a failure says which seed drew them.
 bool draws_random_inputs(const std::vector<NativeSpec>& specs) {
@@ -87,10 +106,12 @@ std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, c
       // Outputs are handed over, not copied: an InOut's host tensor becomes the device buffer
       // and a pure Out's host tensor (only the golden's starting point) is freed before the
       // kernel runs, so each output is held twice (result and golden), not three times.
-      args[k].hand_over = true;
-      args[k].tensor = specs[k].direction == Direction::InOut
-                           ? std::move(host[k])
-                           : at::empty(host[k].sizes(), host[k].options().device(at::kMeta));
+      if (specs[k].direction == Direction::InOut) {
+        args[k].tensor = std::move(host[k]);
+        args[k].hand_over = true;
+      } else {
+        args[k].hand_over_out(host[k]);
+      }
       host[k] = at::Tensor();
     }
   }
@@ -151,6 +172,9 @@ RunOutcome run_pipeline(const RunRequest& req) {
     log.line("[RUN] simulate: platform '" + asked_platform + "' runs on the simulator '" + platform + "'");
 
   try {
+    // Without the hardware a dispatch cannot happen: say so before compiling and running the
+    // golden (a compile-only run is fine: it builds for the hardware).
+    if (!req.compile_only) require_simulator(platform);
     if (req.golden_data) {
       std::error_code ec;
       if (!std::filesystem::is_directory(*req.golden_data, ec))
@@ -158,10 +182,10 @@ RunOutcome run_pipeline(const RunRequest& req) {
       load_cached_scalars(*req.golden_data, specs);
     }
 
-    if (!req.runtime_dir) {
+    {
       const bool jit_kernel = py::str(py::type::of(req.fn).attr("__name__")).cast<std::string>() == "JITFunction";
       const bool swimlane = py::bool_(py::getattr(req.config, "enable_chip_swimlane", py::bool_(false)));
-      check_stepped_scalars(specs, jit_kernel, swimlane);
+      check_stepped_scalars(specs, !req.runtime_dir, jit_kernel, swimlane);
     }
 
     CompiledKernel kernel;
@@ -170,6 +194,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
                                : compile_kernel(req.fn, specs, req.config, log);
     });
     outcome.work_dir = kernel.work_dir.string();
+    check_compare_fn(req.compare_fn, specs, "kernel '" + kernel.name + "'");
     if (req.compile_only) {
       finish(true, std::nullopt);
       log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s)");
@@ -225,6 +250,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
       require_simulator(platform);
       program = sim::load_program_cached(kernel.work_dir);
       check_residents(specs, program->devices);
+      if (req.runtime_dir) warn_specialised_scalars(program->entry(), specs, kernel.work_dir, log);
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
       unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log);
@@ -248,6 +274,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
         report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol,
                                   unwritten_notes(unwritten, specs, host, expected), log);
       });
+      outcome.validated = true;
       if (!report.passed) {
         if (!req.golden_data && draws_random_inputs(specs)) {
           const std::string seed = std::to_string(at::detail::getDefaultCPUGenerator().current_seed());
@@ -257,6 +284,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
         return finish(false, report.error);
       }
     }
+    outcome.validated = has_golden;
     finish(true, std::nullopt);
     log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s" +
              (has_golden ? "" : ", validation skipped: no golden_fn or golden_data") + ")");

@@ -31,6 +31,7 @@ struct RunOutcome {
   bool passed = false;
   std::optional<std::string> error;
   double execution_time = 0.0;
+  bool validated = false;  // the outputs were checked against a golden (none for compile_only or no golden)
   std::optional<std::string> work_dir;
   std::optional<BenchStats> bench;  // benchmark mode
 };

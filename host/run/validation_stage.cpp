@@ -1,5 +1,6 @@
 #include "run/validation_stage.h"
 
+#include "run/run_errors.h"
 #include "validate/allclose.h"
 
 #include <torch/csrc/utils/pybind.h>
@@ -51,6 +52,32 @@ std::string output_line(const std::string& name, bool passed, const std::string&
 }
 
 }  // namespace
+
+void check_compare_fn(const py::handle& compare_fn, const std::vector<NativeSpec>& specs, const std::string& owner) {
+  if (compare_fn.is_none()) return;
+  std::string outputs, bad;
+  size_t bad_count = 0;
+  for (const auto& s : specs)
+    if (s.is_tensor && s.direction != Direction::In) outputs += (outputs.empty() ? "'" : ", '") + s.name + "'";
+  for (const auto& item : py::reinterpret_borrow<py::dict>(compare_fn)) {
+    std::string what;
+    if (!py::isinstance<py::str>(item.first)) {
+      what = std::string(py::repr(item.first)) + " (not a name)";
+    } else {
+      const std::string name = py::str(item.first);
+      const NativeSpec* spec = nullptr;
+      for (const auto& s : specs)
+        if (s.name == name) spec = &s;
+      if (spec && spec->is_tensor && spec->direction != Direction::In) continue;
+      what = "'" + name + "' (" + (!spec ? "no such parameter" : spec->is_tensor ? "an In tensor" : "a scalar") + ")";
+    }
+    bad += (bad.empty() ? "" : ", ") + what;
+    ++bad_count;
+  }
+  if (bad_count == 0) return;
+  throw SpecError("compare_fn names " + bad + ", which " + (bad_count == 1 ? "is not an output" : "are not outputs") +
+                  " of " + owner + "; its outputs are " + (outputs.empty() ? "none" : outputs));
+}
 
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host_tensors,
                                   const std::map<std::string, at::Tensor>& expected, const py::handle& compare_fn,

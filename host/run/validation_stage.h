@@ -18,6 +18,12 @@ struct ValidationReport {
   std::string error;  // "Output(s) does not match golden: ['y']\n<details>" when failed
 };
 
+// Every compare_fn key must name an Out / InOut tensor of the specs (directions stamped);
+// throws SpecError naming each key that does not, what it names instead, and the outputs.
+// `owner` ends the message's "... is not an output of <owner>" ("kernel 'k'").
+void check_compare_fn(const pybind11::handle& compare_fn, const std::vector<NativeSpec>& specs,
+                      const std::string& owner);
+
 // compare_fn maps output names to Python comparators (called with the compare_fn protocol,
 // README "golden.run"); other outputs use the native allclose gate. Prints one line per
 // output; the report heads each failing output's detail (validate/gate_report.h) and ends

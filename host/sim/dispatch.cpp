@@ -10,6 +10,12 @@
 #include <ATen/ATen.h>
 
 namespace pypto_golden::sim {
+
+void HostArg::hand_over_out(const at::Tensor& host) {
+  tensor = at::empty(host.sizes(), host.options().device(at::kMeta));
+  hand_over = true;
+}
+
 namespace {
 
 void check_tensor_arg(const ParamInfo& p, const at::Tensor& t) {

@@ -28,6 +28,9 @@ struct HostArg {
   // `tensor` becomes the device buffer itself (the caller keeps no other use of it); a pure
   // Out's `tensor` only gives the shape and dtype (it may be a meta tensor).
   bool hand_over = false;
+
+  // A handed-over pure Out shaped like `host`: a meta tensor, so no host bytes are held for it.
+  void hand_over_out(const at::Tensor& host);
 };
 
 // Host arguments that do not fit the program's parameters.

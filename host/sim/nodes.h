@@ -61,6 +61,10 @@ struct ParamInfo {
   std::vector<int64_t> shape;
   std::string dtype;
   bool runtime_scalar = false;
+  // A specialised scalar: the value compiled into the program, and its JSON text ("" when
+  // the program does not record it).
+  double specialised_value = 0.0;
+  std::string specialised_text;
   // Whether the body may write this tensor (sim/param_writes.h); an In tensor it never
   // writes shares its host bytes with the device.
   bool may_be_written = true;

@@ -97,6 +97,10 @@ class Loader {
       if (info.is_tensor)
         for (const auto& d : need(p, "shape")) info.shape.push_back(d.get<int64_t>());
       info.runtime_scalar = p.value("runtime", false);
+      if (const auto v = p.find("value"); !info.is_tensor && v != p.end() && (v->is_number() || v->is_boolean())) {
+        info.specialised_value = v->is_boolean() ? (v->get<bool>() ? 1.0 : 0.0) : v->get<double>();
+        info.specialised_text = v->is_boolean() ? (v->get<bool>() ? "True" : "False") : v->dump();
+      }
       fn->params.push_back(std::move(info));
     }
     if (static_cast<int>(fn->params.size()) > num_slots_) fail(where_ + "fewer slots than parameters");

@@ -21,6 +21,8 @@ from golden.errors import (  # noqa: E402
     GoldenError,
     KernelError,
     ProgramError,
+    SpecArgumentError,
+    SpecArgumentMismatchError,
     SpecError,
 )
 from golden.bench import BenchStats  # noqa: E402
@@ -34,6 +36,7 @@ from golden.validation import (  # noqa: E402
     ratio_allclose,
     ratio_reldiff,
     topk_pair_compare,
+    validate_golden,
 )
 
 __version__ = native.__version__
@@ -48,6 +51,8 @@ __all__ = [
     "ProgramError",
     "RunResult",
     "ScalarSpec",
+    "SpecArgumentError",
+    "SpecArgumentMismatchError",
     "SpecError",
     "TensorSpec",
     "error_distribution",
@@ -59,4 +64,5 @@ __all__ = [
     "run",
     "run_jit",
     "topk_pair_compare",
+    "validate_golden",
 ]

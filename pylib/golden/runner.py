@@ -3,12 +3,15 @@
 The stages run in the native core; this module only normalises the arguments.
 """
 
+import time
 from pathlib import Path
 
 from golden import legacy_config
 from golden.bench import BenchStats
+from golden.errors import as_spec_error
 from golden.native import native
 from golden.result import RunResult
+from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
 
 LOG_LEVELS = {"debug", "info", "warn", "error", "null", "timing"} | {f"v{k}" for k in range(10)}
 
@@ -51,6 +54,7 @@ def run(
     `golden_data`) and returns a RunResult. The older form `run(program=..., compile_cfg=...,
     runtime_cfg=...)` takes pypto.ir.compile's keywords and execute_compiled's instead of
     config= (golden/legacy_config.py)."""
+    started = time.perf_counter()
     if program is not None:
         if fn is not None:
             raise TypeError("pass the kernel as fn= or program=, not both")
@@ -72,25 +76,31 @@ def run(
     # log_level is validated and accepted for portability; the simulator has no runtime log.
     run_config, _log_level = _run_config(config)
     if compile_only and runtime_dir is not None:
-        return RunResult(passed=False, error="runtime_dir is incompatible with compile_only")
+        return RunResult(passed=False, error="runtime_dir is incompatible with compile_only",
+                         execution_time=time.perf_counter() - started, work_dir=Path(runtime_dir), validated=False)
     if compare_fn is not None and not isinstance(compare_fn, dict):
         raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
     if any(getattr(s, "is_resident", False) for s in specs or ()) and runtime_dir is None \
             and getattr(fn, "_func_type", None) != "host":
         # One dispatch on the simulator: a resident tensor is uploaded once and read back once,
         # which is what every tensor gets; the check is the public harness's.
-        return RunResult(passed=False, error="resident is only supported for L3 distributed programs (a "
+        return RunResult(passed=False, execution_time=time.perf_counter() - started, validated=False,
+                         error="resident is only supported for L3 distributed programs (a "
                          "@pl.jit.host kernel compiled with distributed_config).")
-    passed, error, seconds, work_dir, bench = native.run(
-        fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only),
-        bool(save_data), runtime_dir, golden_data,
-    )
+    try:
+        passed, error, seconds, work_dir, bench, validated = native.run(
+            fn, list(specs or ()), golden_fn, run_config, float(rtol), float(atol), compare_fn, bool(compile_only),
+            bool(save_data), runtime_dir, golden_data,
+        )
+    except (KernelArgumentError, KernelArgumentMismatchError) as e:
+        raise as_spec_error(e) from None
     return RunResult(
         passed=passed,
         error=error,
         execution_time=seconds,
         work_dir=Path(work_dir) if work_dir else None,
         bench=BenchStats(**bench) if bench else None,
+        validated=validated,
     )
 
 

@@ -3,6 +3,7 @@
 import os
 
 DEFAULT_GOLDEN_THREADS = 16
+MAX_GOLDEN_THREADS = 65536  # torch takes a C int; far past any machine's cores
 
 
 def golden_thread_count(environ=os.environ):
@@ -13,6 +14,8 @@ def golden_thread_count(environ=os.environ):
     value = int(raw) if raw.isascii() and raw.isdigit() else 0
     if value <= 0:
         raise ValueError(f"PYPTO_GOLDEN_NUM_THREADS must be a positive integer, got {raw!r}")
+    if value > MAX_GOLDEN_THREADS:
+        raise ValueError(f"PYPTO_GOLDEN_NUM_THREADS must be at most {MAX_GOLDEN_THREADS}, got {raw!r}")
     return value
 
 

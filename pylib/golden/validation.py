@@ -14,6 +14,9 @@ read in place. Any Python callable with the same protocol works in compare_fn as
 - ``topk_pair_compare``: top-k idx output, tolerant of tie swaps (judged on the vals output).
 - ``mapped_pool_ratio_allclose``: slot-mapped paged pools (KV-cache blocks).
 - ``error_distribution``: a measurement (prints an error report), not a gate by default.
+
+``validate_golden`` checks dicts of outputs against goldens outside ``run`` (the public
+harness's function of that name), with the same gates and report.
 """
 
 import math
@@ -27,7 +30,21 @@ __all__ = [
     "ratio_allclose",
     "ratio_reldiff",
     "topk_pair_compare",
+    "validate_golden",
 ]
+
+
+def validate_golden(outputs, golden, rtol=1e-5, atol=1e-5, compare_fn=None, inputs=None):
+    """Checks each tensor of ``outputs`` (name -> tensor, in order) against ``golden[name]``
+    with allclose, or with ``compare_fn[name]`` (the compare_fn protocol; ``inputs`` is the
+    context its comparators get, tensors and scalars by name). Prints one line per output
+    as run's validate stage does; on a mismatch raises AssertionError with run's report
+    (``Output(s) does not match golden: [...]`` and each failure's detail). A golden missing
+    a name is a KeyError; a compare_fn key naming no output is a golden.SpecError."""
+    if compare_fn is not None and not isinstance(compare_fn, dict):
+        raise TypeError(f"compare_fn must be a dict of output name -> comparator, got {type(compare_fn).__name__}")
+    native.validate_golden(dict(outputs), dict(golden), float(rtol), float(atol), compare_fn,
+                           None if inputs is None else dict(inputs))
 
 
 def _named(fn, name):

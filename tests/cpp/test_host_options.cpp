@@ -17,6 +17,8 @@ TEST_CASE("--threads=N form and bad values") {
   CHECK(parse_command_line({"--threads=0", "k.py"}).error == "--threads must be a positive integer, got '0'");
   CHECK(parse_command_line({"--threads", "x", "k.py"}).error == "--threads must be a positive integer, got 'x'");
   CHECK(parse_command_line({"--threads"}).error == "--threads needs a value (a positive integer)");
+  CHECK(parse_command_line({"--threads=3000000000", "k.py"}).error == "--threads must be at most 65536, got '3000000000'");
+  CHECK(parse_command_line({"--threads=65536", "k.py"}).options.threads.value() == 65536);
 }
 
 TEST_CASE("--seed takes torch's whole seed range") {

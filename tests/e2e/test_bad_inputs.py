@@ -145,11 +145,18 @@ def test_unknown_platform(host, tmp_path):
 def test_hardware_platform_without_hardware(host):
     proc = host(SAMPLES / "hello_world.py", "-p", "a2a3")
     assert proc.returncode == 1
-    assert "[RUN] runtime failed" in proc.stdout
+    assert "[RUN] compile" not in proc.stdout  # refused before any work
+    assert "[RUN] compute golden" not in proc.stdout
     assert last_line(proc.stderr) == (
         "golden.DeviceUnavailableError: platform 'a2a3' needs an Ascend NPU runtime (CANN and a device), which "
         "this machine does not have; run on the simulator with -p a2a3sim"
     )
+
+
+def test_hardware_platform_compiles_only_without_hardware(host):
+    proc = host("--compile-only", SAMPLES / "hello_world.py", "-p", "a2a3")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1].startswith("[RUN] PASS")
 
 
 def test_simulate_runs_a_hardware_platform_on_its_simulator(host):

@@ -86,6 +86,15 @@ def test_golden_threads(host, tmp_path, option, env_value, expected):
     assert proc.stdout == f"{expected}\n"
 
 
+def test_a_thread_count_no_machine_has_is_the_documented_value_error(host, tmp_path):
+    script = tmp_path / "threads.py"
+    script.write_text("import golden\nprint('never')\n")
+    proc = host(script, env=clean_env(tmp_path, PYPTO_GOLDEN_NUM_THREADS="3000000000"))
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == \
+        "ValueError: PYPTO_GOLDEN_NUM_THREADS must be at most 65536, got '3000000000'"
+
+
 def test_seed_gives_the_same_random_numbers_before_and_after_import_golden(host, tmp_path):
     # Applied before the script runs, so even draws made before `import golden` repeat.
     script = tmp_path / "draw.py"

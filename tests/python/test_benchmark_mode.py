@@ -130,10 +130,12 @@ def test_json_report(monkeypatch, tmp_path):
     "kwargs, config, rule",
     [
         ({}, None, "which on a @pl.jit kernel needs compile_runtime=True (otherwise the compiler may fold the "
-                   "initial value into the artifact)"),
+                   "initial value into the artifact), and which needs resident specs (the L3 persistent-window "
+                   "benchmark); this run has none, so every launch would repeat one argument list"),
         ({"compile_runtime": True}, {"enable_chip_swimlane": True},
          "which cannot be combined with enable_chip_swimlane (one handle call may run several physical passes "
-         "with the same argument list)"),
+         "with the same argument list), and which needs resident specs (the L3 persistent-window benchmark); "
+         "this run has none, so every launch would repeat one argument list"),
         ({"compile_runtime": True}, None,
          "which needs resident specs (the L3 persistent-window benchmark); this run has none, so every launch "
          "would repeat one argument list"),
@@ -145,6 +147,43 @@ def test_stepped_scalars_fail_before_compile(capsys, kwargs, config, rule):
     assert not result.passed
     assert result.error == f"ScalarSpec 'a' has benchmark_step, {rule}"
     assert "[RUN] compile" not in capsys.readouterr().out
+
+
+@pl.jit
+def two_scalars(
+    x: pl.Tensor[[N, N], pl.FP32],
+    a: pl.Scalar[pl.FP32],
+    b: pl.Scalar[pl.FP32],
+    y: pl.Out[pl.Tensor[[N, N], pl.FP32]],
+):
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="two"):
+        y[:, :] = pl.add(pl.add(x[:, :], a), b)
+    return y
+
+
+def test_the_stepped_scalar_error_names_every_scalar_and_every_rule():
+    result = run(fn=two_scalars, specs=[TensorSpec("x", [N, N], torch.float32, init_value=1.0),
+                                        ScalarSpec("a", torch.float32, 1.0, benchmark_step=1.0),
+                                        ScalarSpec("b", torch.float32, 2.0, compile_runtime=True, benchmark_step=2.0),
+                                        TensorSpec("y", [N, N], torch.float32)],
+                 golden_fn=lambda v: None, config={"enable_chip_swimlane": 1})
+    swimlane = ("cannot be combined with enable_chip_swimlane (one handle call may run several physical passes "
+                "with the same argument list)")
+    residents = ("needs resident specs (the L3 persistent-window benchmark); this run has none, so every launch "
+                 "would repeat one argument list")
+    assert result.error == (
+        f"ScalarSpec 'a' has benchmark_step, which {swimlane}, and which on a @pl.jit kernel needs "
+        "compile_runtime=True (otherwise the compiler may fold the initial value into the artifact), and which "
+        f"{residents}; ScalarSpec 'b' has benchmark_step, which {swimlane}, and which {residents}")
+
+
+def test_a_replay_refuses_a_stepped_scalar_with_the_swimlane_too(capsys):
+    build = run(fn=accumulate, specs=specs(compile_runtime=True), golden_fn=golden, compile_only=True).work_dir
+    result = run(fn=accumulate, specs=specs(step=0.5, compile_runtime=True), golden_fn=golden, runtime_dir=build,
+                 config={"enable_chip_swimlane": 2})
+    assert not result.passed
+    assert result.error == ("ScalarSpec 'a' has benchmark_step, which cannot be combined with enable_chip_swimlane "
+                            "(one handle call may run several physical passes with the same argument list)")
 
 
 def test_replay_with_a_stepped_scalar_skips_the_benchmark(monkeypatch, capsys):

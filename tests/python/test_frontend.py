@@ -102,10 +102,11 @@ def hello_body(scalar):
     return [outer, {"s": "return", "line": 18, "values": [var(2)]}]
 
 
-def hello_params(runtime):
+def hello_params(runtime, value=2.0):
     return [
         {"name": "x", "kind": "tensor", "direction": "In", "shape": [1024, 512], "dtype": "fp32"},
-        {"name": "a", "kind": "scalar", "direction": "In", "dtype": "fp32", "runtime": runtime},
+        {"name": "a", "kind": "scalar", "direction": "In", "dtype": "fp32", "runtime": runtime,
+         **({} if runtime else {"value": value})},  # a specialised scalar records its value (replays warn)
         {"name": "y", "kind": "tensor", "direction": "Out", "shape": [1024, 512], "dtype": "fp32"},
     ]
 
@@ -118,7 +119,7 @@ def test_hello_world_ir_is_exact(tmp_path, builds):
     assert prog.program == {
         "format": "pypto-golden-sim", "version": 1, "source_file": path,
         "entry": "hello_world",
-        "functions": [{"name": "hello_world", "line": 8, "params": hello_params(False),
+        "functions": [{"name": "hello_world", "line": 8, "params": hello_params(False, 1.5),
                        "slots": ["x", "a", "y", "r", "c", "tile"],
                        "body": hello_body(c("fp32", 1.5))}],
     }
@@ -208,7 +209,7 @@ def test_cache_distinguishes_scalar_types_and_shapes(tmp_path, builds):
     other_shape = mod.k.compile(torch.zeros(16), 1, torch.zeros(16))
     assert len({id(one_int), id(one_float), id(other_shape)}) == 3
     assert one_int.program["functions"][0]["params"][1] == {
-        "name": "n", "kind": "scalar", "direction": "In", "dtype": "int64", "runtime": False}
+        "name": "n", "kind": "scalar", "direction": "In", "dtype": "int64", "runtime": False, "value": 1}
     assert one_float.program["functions"][0]["params"][1]["dtype"] == "fp32"
     assert other_shape.program["functions"][0]["params"][0]["shape"] == [16]
     assert mod.k.compile(torch.zeros(8), 1, torch.zeros(8)) is one_int
@@ -787,11 +788,65 @@ def test_run_config_defaults_and_platforms():
 def test_run_config_swimlane_levels():
     assert RunConfig(enable_chip_swimlane=True).enable_chip_swimlane == 4
     assert RunConfig(enable_chip_swimlane=False).enable_chip_swimlane == 0
-    with pytest.raises(ValueError, match=r"^enable_chip_swimlane must be in 0..4, got 5$"):
+    with pytest.raises(ValueError) as info:
         RunConfig(enable_chip_swimlane=5)
-    with pytest.raises(TypeError, match=r"^enable_chip_swimlane must be a bool or an int in "
-                                        r"0..4, got str$"):
+    assert str(info.value) == ("enable_chip_swimlane must be a collection level in [0, 4] (0=off, 1=AICore timing, "
+                               "2=+dispatch/finish, 3=+sched phases, 4=+orch phases), got 5")
+    with pytest.raises(TypeError) as info:
         RunConfig(enable_chip_swimlane="on")
+    assert str(info.value) == "enable_chip_swimlane must be an int collection level (0-4) or a bool, got str"
+
+
+def test_run_config_deprecated_l2_swimlane_alias_warns_and_maps():
+    with pytest.warns(DeprecationWarning, match=r"^RunConfig\.enable_l2_swimlane is deprecated; use "
+                                                r"enable_chip_swimlane instead\."):
+        cfg = RunConfig(enable_l2_swimlane=2)
+    assert cfg.enable_chip_swimlane == 2 and cfg.enable_l2_swimlane == 2
+    assert "l2" not in repr(cfg)  # not a field: replace() and repr stay clean
+    with pytest.warns(DeprecationWarning):
+        cfg.enable_l2_swimlane = True
+    assert cfg.enable_chip_swimlane == 4
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError) as info:
+        RunConfig(enable_l2_swimlane=1, enable_chip_swimlane=1)
+    assert str(info.value) == ("RunConfig received both enable_chip_swimlane and the deprecated "
+                               "enable_l2_swimlane; pass only enable_chip_swimlane.")
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError) as info:
+        RunConfig(enable_l2_swimlane=7)
+    assert str(info.value).startswith("enable_chip_swimlane must be a collection level in [0, 4]")  # as in PyPTO
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(ring_task_window=3), ValueError, "ring_task_window must be a power of 2 >= 4, got 3"),
+    (dict(ring_task_window=True), ValueError, "ring_task_window must be a power of 2 >= 4, got True"),
+    (dict(ring_heap=100), ValueError, "ring_heap must be a power of 2 >= 1024 (bytes per ring), got 100"),
+    (dict(ring_dep_pool=2), ValueError, "ring_dep_pool must be in [4, INT32_MAX], got 2"),
+    (dict(ring_dep_pool=[4, 8]), ValueError,
+     "ring_dep_pool must have exactly 4 entries (one per scope-depth ring), got 2"),
+    (dict(ring_heap=(1024, 0, 1000, 0)), ValueError,
+     "ring_heap entries must be a power of 2 >= 1024 (bytes per ring) (or 0 to keep default), got 1000"),
+    (dict(ring_task_window=[4, False, 0, 0]), ValueError,
+     "ring_task_window entries must be a power of 2 >= 4 (or 0 to keep default), got False"),
+    (dict(enable_pmu="x"), TypeError, "enable_pmu must be an int (or a bool), got str"),
+    (dict(enable_dump_args=1.5), TypeError, "enable_dump_args must be an int (or a bool), got float"),
+    (dict(device_id=-1), ValueError, "device_id must be a non-negative int, got -1"),
+    (dict(aicpu_thread_num=1), ValueError,
+     "aicpu_thread_num must be None, 0 (auto) or in range [2, 4] on a2a3sim, got 1"),
+    (dict(aicpu_thread_num=6, platform="a5sim"), ValueError,
+     "aicpu_thread_num must be None, 0 (auto) or in range [2, 5] on a5sim, got 6"),
+])
+def test_run_config_refuses_what_the_runtime_refuses(kwargs, error, message):
+    with pytest.raises(error) as info:
+        RunConfig(**kwargs)
+    assert str(info.value) == message
+
+
+def test_run_config_accepts_what_the_runtime_accepts():
+    cfg = RunConfig(ring_task_window=(8, 0, 16, 0), ring_heap=1 << 20, ring_dep_pool=2**31 - 1,
+                    aicpu_thread_num=0, enable_dump_args=9, enable_pmu=True)
+    assert cfg.ring_task_window == [8, 0, 16, 0]  # a tuple becomes a list, as in PyPTO
+    assert cfg.enable_dump_args == 3  # PyPTO's runtime clamps the level to 0..3
+    assert RunConfig(aicpu_thread_num=5, platform="a5").aicpu_thread_num == 5
+    assert RunConfig(enable_dump_args=True).enable_dump_args == 1
 
 
 def test_run_config_partitions():

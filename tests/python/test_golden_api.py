@@ -4,6 +4,7 @@ return or raise before the native core runs. Texts are pinned exactly: they are 
 messages a user sees (README "Specs", "golden.run" and "Errors")."""
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +43,14 @@ def test_thread_count_rejects_non_positive_or_non_integer(raw):
     with pytest.raises(ValueError) as info:
         golden.threads.golden_thread_count({"PYPTO_GOLDEN_NUM_THREADS": raw})
     assert str(info.value) == f"PYPTO_GOLDEN_NUM_THREADS must be a positive integer, got {raw!r}"
+
+
+@pytest.mark.parametrize("raw", ["65537", "3000000000", "99999999999999999999999"])
+def test_thread_count_rejects_counts_no_machine_has(raw):
+    with pytest.raises(ValueError) as info:
+        golden.threads.golden_thread_count({"PYPTO_GOLDEN_NUM_THREADS": raw})
+    assert str(info.value) == f"PYPTO_GOLDEN_NUM_THREADS must be at most 65536, got {raw!r}"
+    assert golden.threads.golden_thread_count({"PYPTO_GOLDEN_NUM_THREADS": "65536"}) == 65536
 
 
 def test_thread_count_message_quotes_the_raw_string():
@@ -430,10 +439,18 @@ class _NotAKernel:
 def test_run_compile_only_with_runtime_dir_is_failed_result(tmp_path):
     result = golden.run(fn=_NotAKernel(), specs=[], compile_only=True, runtime_dir=str(tmp_path))
     assert isinstance(result, RunResult)
-    assert result == RunResult(passed=False, error="runtime_dir is incompatible with compile_only")
-    assert result.execution_time is None
-    assert result.work_dir is None
-    assert str(result) == "FAIL: runtime_dir is incompatible with compile_only"
+    assert (result.passed, result.error, result.validated) == (False, "runtime_dir is incompatible with compile_only",
+                                                               False)
+    assert 0 <= result.execution_time < 1  # measured, like every other result
+    assert result.work_dir == tmp_path  # the build it was asked to use
+    assert re.fullmatch(r"FAIL: runtime_dir is incompatible with compile_only \(\d+\.\d\ds\)", str(result))
+
+
+def test_str_of_a_result_says_when_nothing_was_validated():
+    assert str(RunResult(passed=True, execution_time=0.5)) == "PASS (0.50s)"
+    assert str(RunResult(passed=True, execution_time=0.5, validated=False)) == "PASS (0.50s, validation skipped)"
+    assert str(RunResult(passed=True, validated=False)) == "PASS (validation skipped)"
+    assert str(RunResult(passed=False, error="x", execution_time=1.0, validated=False)) == "FAIL: x (1.00s)"
 
 
 def test_run_without_kernel_is_type_error():

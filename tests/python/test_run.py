@@ -86,6 +86,10 @@ def test_no_golden_skips_validation(capsys):
     out = capsys.readouterr().out.splitlines()
     assert "[RUN] validate ..." not in out
     assert re.fullmatch(r"\[RUN\] PASS \(\d+\.\d\ds, validation skipped: no golden_fn or golden_data\)", out[-1])
+    assert not result.validated
+    assert re.fullmatch(r"PASS \(\d+\.\d\ds, validation skipped\)", str(result))
+    assert run(fn=scale_add, specs=specs(), golden_fn=golden_fn).validated
+    assert not run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compile_only=True).validated
 
 
 def test_compile_only_stops_after_compile(capsys):
@@ -132,7 +136,7 @@ def test_custom_comparators(capsys):
         return True
 
     result = run(fn=scale_add, specs=specs(), golden_fn=golden_fn,
-                 compare_fn={"acc": always_ok, "y": strict, "not_an_output": explodes})
+                 compare_fn={"acc": always_ok, "y": strict})
     assert calls == {"outputs": ["acc", "y"], "inputs": ["a", "x"], "rtol": 1e-5, "a": 0.5}
     assert "[RUN]   'acc' PASS  shape=(32, 32) dtype=torch.float32 (always_ok)" in capsys.readouterr().out
     assert result.error == ("Output(s) does not match golden: ['y']\n"
@@ -152,6 +156,49 @@ def test_custom_comparators(capsys):
                                 "than one value is ambiguous")
 
 
+def test_compare_fn_entries_naming_no_output_are_an_error(capsys):
+    def cmp(actual, expected, **kw):
+        return True, ""
+
+    with pytest.raises(golden.SpecError) as info:
+        run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={"y": cmp, "x": cmp, "yy": cmp, "a": cmp})
+    assert str(info.value) == ("compare_fn names 'x' (an In tensor), 'yy' (no such parameter), 'a' (a scalar), which "
+                               "are not outputs of kernel 'scale_add'; its outputs are 'acc', 'y'")
+    assert "[RUN] generate inputs" not in capsys.readouterr().out  # refused right after compile
+    with pytest.raises(golden.SpecError) as info:
+        run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compare_fn={3: cmp})
+    assert str(info.value) == ("compare_fn names 3 (not a name), which is not an output of kernel 'scale_add'; "
+                               "its outputs are 'acc', 'y'")
+
+
+def test_validate_golden_checks_dicts_as_run_does(capsys):
+    y = torch.arange(4.0)
+    golden.validate_golden({"y": y}, {"y": y.clone()})
+    assert capsys.readouterr().out == "[RUN]   'y' PASS  shape=(4,) dtype=torch.float32\n"
+    with pytest.raises(AssertionError) as info:
+        golden.validate_golden({"y": y, "z": y}, {"y": y + 1, "z": y}, rtol=0, atol=0.5)
+    assert str(info.value).startswith("Output(s) does not match golden: ['y']\n"
+                                      "  'y' FAIL  shape=(4,) dtype=torch.float32\n"
+                                      "    Mismatched elements: 4/4  rtol=0.0 atol=0.5\n")
+    with pytest.raises(KeyError):
+        golden.validate_golden({"y": y}, {"q": y})
+    seen = {}
+
+    def cmp(actual, expected, *, actual_outputs, expected_outputs, inputs, rtol, atol):
+        seen.update(inputs=sorted(inputs), n=inputs["n"].item(), outputs=sorted(actual_outputs))
+        return False, "    cmp says no"
+
+    with pytest.raises(AssertionError) as info:
+        golden.validate_golden({"y": y}, {"y": y}, compare_fn={"y": cmp}, inputs={"x": y, "n": 3})
+    assert str(info.value) == ("Output(s) does not match golden: ['y']\n"
+                               "  'y' FAIL (cmp)  shape=(4,) dtype=torch.float32\n    cmp says no")
+    assert seen == {"inputs": ["n", "x"], "n": 3, "outputs": ["y"]}
+    with pytest.raises(golden.SpecError) as info:
+        golden.validate_golden({"y": y}, {"y": y}, compare_fn={"x": cmp}, inputs={"x": y})
+    assert str(info.value) == ("compare_fn names 'x' (an In tensor), which is not an output of this validate_golden "
+                               "call; its outputs are 'y'")
+
+
 def test_init_values():
     given = torch.full((N, N), 2.0, dtype=torch.float64)
     seen = {}
@@ -166,18 +213,75 @@ def test_init_values():
     assert torch.all(given == 2.0)  # the caller's tensor is never written
 
 
+@pl.jit
+def int_copy(x: pl.Tensor[[N, N], pl.INT32], y: pl.Out[pl.Tensor[[N, N], pl.INT32]]):
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:, :] = x[:, :]
+    return y
+
+
 def test_init_value_errors():
     with pytest.raises(golden.SpecError,
                        match=r"^TensorSpec 'x': the init_value tensor has shape \(3,\) but the spec says \(32, 32\)$"):
         run(fn=scale_add, specs=specs(x_init=torch.zeros(3)), golden_fn=golden_fn)
     with pytest.raises(TypeError, match=r"^Unsupported init_value type <class 'str'> for tensor 'x'$"):
         run(fn=scale_add, specs=specs(x_init="zeros"), golden_fn=golden_fn)
+    with pytest.raises(golden.SpecError) as info:
+        run(fn=int_copy, specs=[TensorSpec("x", [N, N], torch.int32, init_value=torch.rand),
+                                TensorSpec("y", [N, N], torch.int32)])
+    assert str(info.value) == ("TensorSpec 'x': init_value=torch.rand draws floating-point values, but the spec's "
+                               "dtype is torch.int32: give the spec a floating-point dtype, or an init_value callable "
+                               "that makes integers (torch.randint(low, high, shape, dtype=...))")
 
 
 def test_is_output_contradiction_is_a_warning(capsys):
     assert run(fn=scale_add, specs=specs(is_output=False), golden_fn=golden_fn).passed
     assert ("[RUN]   warning: TensorSpec 'acc' has is_output=False but the kernel declares it InOut; "
             "using the kernel's direction") in capsys.readouterr().out
+
+
+def test_is_output_with_an_init_value_on_a_pure_out_warns_it_reaches_only_the_golden(capsys):
+    seen = {}
+
+    def capture(v):
+        seen["y"] = v["y"].clone()
+        golden_fn(v)
+
+    assert run(fn=scale_add, specs=[*specs()[:3], TensorSpec("y", [N, N], torch.float32, init_value=5.0,
+                                                             is_output=True)], golden_fn=capture).passed
+    assert ("[RUN]   warning: TensorSpec 'y' has is_output=True and an init_value, which the older harness uploaded "
+            "to the kernel; the kernel declares it Out, so the init_value reaches only the golden (declare it "
+            "pl.InOut for the kernel to start from it)") in capsys.readouterr().out
+    assert torch.all(seen["y"] == 5.0)
+    assert run(fn=scale_add, specs=[*specs()[:3], TensorSpec("y", [N, N], torch.float32, is_output=True)],
+               golden_fn=golden_fn).passed
+    assert "warning" not in capsys.readouterr().out  # no init_value: nothing to warn about
+
+
+def test_a_replay_with_another_value_of_a_specialised_scalar_warns(capsys):
+    build = run(fn=scale_add, specs=specs(), golden_fn=golden_fn, compile_only=True).work_dir
+    capsys.readouterr()
+    changed = [*specs()[:1], ScalarSpec("a", torch.float32, 6.0), *specs()[2:]]
+    result = run(fn=scale_add, specs=changed, golden_fn=golden_fn, runtime_dir=build)
+    assert not result.passed  # the kernel adds the 0.5 it was compiled with, the golden 6.0
+    out = capsys.readouterr().out
+    assert (f"[RUN]   warning: ScalarSpec 'a' is 6.0, but the build {build} was specialised on a=0.5: the kernel "
+            "runs with 0.5 (compiled in); recompile, or give the scalar compile_runtime=True") in out
+    assert run(fn=scale_add, specs=specs(), golden_fn=golden_fn, runtime_dir=build).passed
+    assert "warning" not in capsys.readouterr().out
+
+
+def test_specs_that_do_not_fit_the_signature_are_spec_errors_of_the_kernel_error_classes():
+    from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
+
+    with pytest.raises(golden.SpecError) as info:
+        run(fn=scale_add, specs=[TensorSpec("x", [N, 8], torch.float32), *specs()[1:]], golden_fn=golden_fn)
+    assert isinstance(info.value, KernelArgumentMismatchError) and isinstance(info.value, ValueError)
+    assert type(info.value).__name__ == "SpecArgumentMismatchError"
+    assert info.value.line is not None  # the attributes carry over
+    assert info.value.__traceback__ is not None
+    assert issubclass(golden.SpecArgumentError, KernelArgumentError) and issubclass(golden.SpecArgumentError, TypeError)
+    assert issubclass(golden.SpecArgumentError, golden.SpecError)
 
 
 def test_run_jit_adapter_for_older_scripts():

@@ -155,7 +155,7 @@ def test_names_follow_the_harness():
 
 def test_exported_names():
     assert sorted(V.__all__) == ["error_distribution", "mapped_pool_ratio_allclose", "ratio_allclose",
-                                 "ratio_reldiff", "topk_pair_compare"]
+                                 "ratio_reldiff", "topk_pair_compare", "validate_golden"]
 
 
 @pytest.mark.parametrize("call, message", [

@@ -168,8 +168,11 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         if p.kind == "tensor":
             return {"name": p.name, "kind": "tensor", "direction": p.direction,
                     "shape": [-1 if d is None else d for d in p.shape], "dtype": p.dtype.name}
-        return {"name": p.name, "kind": "scalar", "direction": "In", "dtype": p.dtype.name,
-                "runtime": p.runtime}
+        param = {"name": p.name, "kind": "scalar", "direction": "In", "dtype": p.dtype.name,
+                 "runtime": p.runtime}
+        if not p.runtime and isinstance(p.value, (bool, int, float)):
+            param["value"] = p.value  # what a replay with another value is warned about
+        return param
 
     def block(self, stmts):
         out = []
