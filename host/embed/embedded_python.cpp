@@ -1,7 +1,10 @@
 #include "embed/embedded_python.h"
 
+#include "sim/interrupt.h"
+
 #include <Python.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -86,6 +89,21 @@ std::string torch_mismatch(const ScriptRun& run) {
   return "";
 }
 
+// SIGTERM stops a run as Ctrl-C does (the stage says so, the work_dir is kept), with
+// status 143: inside a dispatch through the simulator's flag, elsewhere as a
+// KeyboardInterrupt (PyErr_SetInterrupt is async-signal-safe).
+extern "C" void on_sigterm(int) {
+  sim::note_terminated();
+  if (!sim::interrupt_if_dispatching()) PyErr_SetInterrupt();
+}
+
+void install_sigterm_handler() {
+  struct sigaction action {};
+  action.sa_handler = on_sigterm;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
 }  // namespace
 
 std::string script_problem(const std::string& path) {
@@ -131,6 +149,8 @@ int run_script_as_main(const ScriptRun& run) {
     return 2;
   }
 
+  install_sigterm_handler();
+
   // A seed applies before the script's first random call, wherever it imports golden.
   if (std::getenv("PYPTO_GOLDEN_SEED")) {
     PyObject* golden = PyImport_ImportModule("golden");
@@ -162,7 +182,7 @@ int run_script_as_main(const ScriptRun& run) {
     Py_DECREF(result);
   } else if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
     PyErr_Print();
-    status = 130;
+    status = sim::terminated() ? 143 : 130;  // as a shell reports SIGTERM / SIGINT
   } else {
     // Prints the traceback like python3; for SystemExit it exits with the script's code.
     PyErr_Print();

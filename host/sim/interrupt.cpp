@@ -9,8 +9,9 @@ namespace pypto_golden::sim {
 namespace {
 
 std::atomic<bool> g_requested{false};
+std::atomic<bool> g_terminated{false};
 struct sigaction g_previous;
-int g_depth = 0;  // scopes nest (a benchmark loop around its dispatches): only the outermost installs
+std::atomic<int> g_depth{0};  // scopes nest (a benchmark loop around its dispatches): only the outermost installs
 
 extern "C" void on_sigint(int) { g_requested.store(true, std::memory_order_relaxed); }
 
@@ -31,6 +32,16 @@ InterruptScope::~InterruptScope() {
 }
 
 bool interrupt_requested() { return g_requested.load(std::memory_order_relaxed); }
+
+bool interrupt_if_dispatching() {
+  if (g_depth.load(std::memory_order_relaxed) == 0) return false;
+  g_requested.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+void note_terminated() { g_terminated.store(true, std::memory_order_relaxed); }
+
+bool terminated() { return g_terminated.load(std::memory_order_relaxed); }
 
 void check_interrupt() {
   if (g_requested.load(std::memory_order_relaxed)) throw Interrupted();

@@ -20,6 +20,14 @@ class InterruptScope {
 
 bool interrupt_requested();
 
+// SIGTERM stops a run as Ctrl-C does (the executable's handler, host/embed): both are
+// async-signal-safe. `interrupt_if_dispatching` raises the flag above when a dispatch is
+// running and says whether it did (else Python must be interrupted); `terminated()` says
+// the stop came from SIGTERM, so messages name it and the exit status is 143.
+bool interrupt_if_dispatching();
+void note_terminated();
+bool terminated();
+
 // Throws sim::Interrupted when Ctrl-C was pressed.
 void check_interrupt();
 

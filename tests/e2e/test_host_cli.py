@@ -143,8 +143,8 @@ finish(run(fn=add_kernel, specs=specs(), golden_fn=slow_golden))
 """
 
 
-def interrupt_when(cmd, env, marker, cwd):
-    """Starts cmd, sends SIGINT once `marker` was printed; returns (proc, stdout, stderr, seconds)."""
+def interrupt_when(cmd, env, marker, cwd, signum=signal.SIGINT):
+    """Starts cmd, sends `signum` once `marker` was printed; returns (proc, stdout, stderr, seconds)."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     lines = []
     for line in proc.stdout:
@@ -153,7 +153,7 @@ def interrupt_when(cmd, env, marker, cwd):
             break
     time.sleep(0.5)
     start = time.monotonic()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     out, err = proc.communicate(timeout=30)
     return proc, "".join(lines) + out, err, time.monotonic() - start
 
@@ -170,6 +170,21 @@ def test_ctrl_c_stops_within_a_second_with_130(tmp_path, main, stage, marker):
     assert seconds < 1.0
     assert re.search(rf"^\[RUN\] {stage} interrupted \(\d+\.\d\ds\)$", out, re.M)
     assert re.search(rf"KeyboardInterrupt: interrupted by Ctrl-C in stage '{stage}' after \d+\.\d\ds\n$", err)
+
+
+@pytest.mark.parametrize(
+    "main, stage, marker",
+    [(SPIN_MAIN, "runtime", "[RUN] runtime ..."), (SLOW_GOLDEN_MAIN, "compute golden", "[RUN] compute golden ...")],
+    ids=["native-dispatch", "python-golden"],
+)
+def test_sigterm_stops_as_ctrl_c_does_with_143(tmp_path, main, stage, marker):
+    script = write_kernel_script(tmp_path, main=main)
+    proc, out, err, seconds = interrupt_when([str(HOST_BIN), str(script)], clean_env(tmp_path), marker, tmp_path,
+                                             signal.SIGTERM)
+    assert proc.returncode == 143
+    assert seconds < 1.0
+    assert re.search(rf"^\[RUN\] {stage} interrupted \(\d+\.\d\ds\)$", out, re.M)
+    assert re.search(rf"KeyboardInterrupt: terminated by SIGTERM in stage '{stage}' after \d+\.\d\ds\n$", err)
 
 
 def test_ctrl_c_under_python3_dies_by_sigint(tmp_path):
