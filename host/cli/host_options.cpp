@@ -139,19 +139,13 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       (a == "--save-data" ? o.save_data : o.compile_only) = true;
       continue;
     }
-    if (a == "--golden-data" || a == "--runtime-dir" || a.rfind("--golden-data=", 0) == 0 ||
-        a.rfind("--runtime-dir=", 0) == 0) {
-      const std::string name = a.substr(0, 13);  // both names are 13 characters
-      if (a.size() > 13) {
-        value = a.substr(14);
-      } else if (k + 1 < args.size()) {
-        value = args[++k];
-      }
-      if (value.empty()) {
-        out.error = name + " needs a directory";
+    const bool golden_data = option_value(args, k, "--golden-data", value, missing);
+    if (golden_data || option_value(args, k, "--runtime-dir", value, missing)) {
+      if (missing || value.empty()) {
+        out.error = std::string(golden_data ? "--golden-data" : "--runtime-dir") + " needs a directory";
         return out;
       }
-      (name == "--golden-data" ? o.golden_data : o.runtime_dir) = value;
+      (golden_data ? o.golden_data : o.runtime_dir) = value;
       continue;
     }
     if (a == "--") {

@@ -117,8 +117,7 @@ BenchStats run_benchmark(const BenchKnobs& knobs, const BenchTarget& target, con
       std::string out;
       for (size_t k : stepped) {
         const c10::Scalar v = stepped_value(specs[k], dispatch);
-        out += (out.empty() ? "" : ", ") + specs[k].name + "=" +
-               (v.isIntegral(false) ? std::to_string(v.toLong()) : python_float_repr(v.toDouble()));
+        out += (out.empty() ? "" : ", ") + specs[k].name + "=" + python_scalar_repr(v);
       }
       return out;
     };

@@ -40,15 +40,15 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
     // script writes it (torch.randn(shape).to(torch.float8_e4m3fn)).
     // (.to is a no-op for every other dtype.)
     const auto draw = is_float8(spec.dtype) ? at::TensorOptions().dtype(at::kFloat) : opts;
-    const bool random = init.is(torch.attr("randn")) || init.is(torch.attr("rand"));
-    if (random && !at::isFloatingType(spec.dtype) && !at::isComplexType(spec.dtype))
+    const bool randn = init.is(torch.attr("randn")), rand = init.is(torch.attr("rand"));
+    if ((randn || rand) && !at::isFloatingType(spec.dtype) && !at::isComplexType(spec.dtype))
       throw SpecError("TensorSpec '" + spec.name + "': init_value=torch." +
                       std::string(py::str(init.attr("__name__"))) + " draws floating-point values, but the spec's dtype is " +
                       std::string(py::str(python_dtype(spec.dtype))) +
                       ": give the spec a floating-point dtype, or an init_value callable that makes integers "
                       "(torch.randint(low, high, shape, dtype=...))");
-    if (init.is(torch.attr("randn"))) return at::randn(spec.shape, draw).to(spec.dtype);
-    if (init.is(torch.attr("rand"))) return at::rand(spec.shape, draw).to(spec.dtype);
+    if (randn) return at::randn(spec.shape, draw).to(spec.dtype);
+    if (rand) return at::rand(spec.shape, draw).to(spec.dtype);
     if (init.is(torch.attr("zeros"))) return at::zeros(spec.shape, opts);
     if (init.is(torch.attr("ones"))) return at::ones(spec.shape, opts);
     py::object produced = init();

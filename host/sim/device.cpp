@@ -111,6 +111,13 @@ at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype)
 
 namespace {
 
+// Whether every one of the `width` bytes at `p` is `pattern`.
+bool holds_pattern(const unsigned char* p, size_t width, unsigned char pattern) {
+  for (size_t b = 0; b < width; ++b)
+    if (p[b] != pattern) return false;
+  return true;
+}
+
 // Elements of type W in bytes [off, off + len) whose every byte is `pattern`: how many,
 // and the element index of the first.
 template <typename W>
@@ -148,12 +155,8 @@ struct PoisonTally {
       case 4: count_words<uint32_t>(bytes, off, len, pattern, n, lowest); break;
       case 8: count_words<uint64_t>(bytes, off, len, pattern, n, lowest); break;
       default:
-        for (size_t e = off; e < off + len; e += width) {
-          size_t b = 0;
-          while (b < width && bytes[e + b] == pattern) ++b;
-          if (b < width) continue;
-          if (n++ == 0) lowest = static_cast<int64_t>(e / width);
-        }
+        for (size_t e = off; e < off + len; e += width)
+          if (holds_pattern(bytes + e, width, pattern) && n++ == 0) lowest = static_cast<int64_t>(e / width);
     }
     count += n;
     for (int64_t seen = first.load(); lowest < seen && !first.compare_exchange_weak(seen, lowest);) {}
@@ -181,14 +184,9 @@ PoisonScan Device::scan_poison_against(const at::Tensor& actual, const at::Tenso
   const auto* pa = static_cast<const unsigned char*>(a.const_data_ptr());
   const auto* pe = static_cast<const unsigned char*>(e.const_data_ptr());
   const auto pattern = static_cast<unsigned char>(poison_byte(a.scalar_type()));
-  const auto poisoned = [&](const unsigned char* p) {
-    for (size_t b = 0; b < width; ++b)
-      if (p[b] != pattern) return false;
-    return true;
-  };
   PoisonScan scan;  // only for failing outputs, so a plain loop
   for (size_t i = 0; i < items; ++i)
-    if (poisoned(pa + i * width) && std::memcmp(pa + i * width, pe + i * width, width) != 0)
+    if (holds_pattern(pa + i * width, width, pattern) && std::memcmp(pa + i * width, pe + i * width, width) != 0)
       if (scan.count++ == 0) scan.first = static_cast<int64_t>(i);
   return scan;
 }

@@ -43,6 +43,12 @@ std::string python_float_repr(double value) {
   return negative ? "-" + out : out;
 }
 
+std::string python_scalar_repr(const c10::Scalar& value) {
+  if (value.isBoolean()) return value.toBool() ? "True" : "False";
+  if (value.isIntegral(false)) return std::to_string(value.toLong());
+  return python_float_repr(value.toDouble());
+}
+
 std::string python_shape_repr(c10::IntArrayRef shape) {
   std::string out = "(";
   for (size_t i = 0; i < shape.size(); ++i) {

@@ -2,6 +2,7 @@
 // the one home of the Python-style number, shape and list formatting.
 #pragma once
 
+#include <c10/core/Scalar.h>
 #include <c10/util/ArrayRef.h>
 
 #include <cstdint>
@@ -11,6 +12,9 @@ namespace pypto_golden {
 
 // repr(float): shortest round-trip digits; "1e-05", "2.0", "nan", "-inf".
 std::string python_float_repr(double value);
+
+// repr of a Python number holding the scalar: "True", "3", "0.5".
+std::string python_scalar_repr(const c10::Scalar& value);
 
 // repr(tuple(shape)): "(4,)", "(1024, 512)", "()".
 std::string python_shape_repr(c10::IntArrayRef shape);

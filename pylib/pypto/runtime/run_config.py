@@ -155,11 +155,10 @@ class RunConfig:
             if not isinstance(value, int):
                 raise TypeError("%s must be an int (or a bool), got %s" % (name, type(value).__name__))
         self.enable_dump_args = min(max(int(self.enable_dump_args), 0), 3)  # as the runtime's CallConfig clamps it
-        if isinstance(self.device_id, bool) or not isinstance(self.device_id, int) or self.device_id < 0:
+        if not _is_int(self.device_id) or self.device_id < 0:
             raise ValueError("device_id must be a non-negative int, got %r" % (self.device_id,))
         threads, most = self.aicpu_thread_num, _MAX_AICPU_THREADS[self.backend_type]
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
-                                    or not (threads == 0 or 2 <= threads <= most)):
+        if threads is not None and (not _is_int(threads) or not (threads == 0 or 2 <= threads <= most)):
             raise ValueError("aicpu_thread_num must be None, 0 (auto) or in range [2, %d] on %s, got %r"
                              % (most, self.platform, threads))
 
