@@ -1,12 +1,11 @@
 #include "artifact/compiled_meta.h"
 
+#include "artifact/sidecar_file.h"
 #include "tensor/dtype_names.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-#include <regex>
-#include <sstream>
+#include <unordered_set>
 
 namespace pypto_golden {
 namespace {
@@ -19,11 +18,18 @@ constexpr const char* kRebuildHint = "; recompile the kernel to refresh the buil
   throw ArtifactError(origin.string() + ": " + what + kRebuildHint);
 }
 
+// 'text', or its first 60 characters and its length: a hostile file's megabyte string is
+// named, not echoed.
+std::string quoted_text(const std::string& text) {
+  if (text.size() <= 64) return "'" + text + "'";
+  return "'" + text.substr(0, 60) + "...' (" + std::to_string(text.size()) + " characters)";
+}
+
 std::string describe(const json& v) {
   switch (v.type()) {
     case json::value_t::null: return "null";
     case json::value_t::boolean: return std::string("boolean ") + (v.get<bool>() ? "true" : "false");
-    case json::value_t::string: return "string '" + v.get<std::string>() + "'";
+    case json::value_t::string: return "string " + quoted_text(v.get_ref<const std::string&>());
     case json::value_t::array: return "an array";
     case json::value_t::object: return "an object";
     case json::value_t::number_float: return "number " + v.dump();
@@ -73,11 +79,11 @@ ParamMeta parse_param(const json& p, size_t index, const std::filesystem::path& 
   if (dir == "In") m.direction = Direction::In;
   else if (dir == "Out") m.direction = Direction::Out;
   else if (dir == "InOut") m.direction = Direction::InOut;
-  else fail(origin, where + ".direction must be one of In, Out, InOut, got '" + dir + "'");
+  else fail(origin, where + ".direction must be one of In, Out, InOut, got " + quoted_text(dir));
 
   m.dtype = require_string(p, "dtype", where, origin);
   if (!scalar_type_from_pypto(m.dtype))
-    fail(origin, where + ".dtype '" + m.dtype + "' is not a PyPTO dtype");
+    fail(origin, where + ".dtype " + quoted_text(m.dtype) + " is not a PyPTO dtype");
 
   const json& shape = require(p, "shape", where, origin);
   if (shape.is_null()) {
@@ -108,8 +114,14 @@ const char* direction_name(Direction d) {
 }
 
 std::string strip_ssa_suffix(const std::string& name) {
-  static const std::regex ssa("__ssa_v[0-9]+$");
-  return std::regex_replace(name, ssa, "");
+  // By hand, not std::regex: libstdc++'s matcher recurses per character, and a hostile
+  // name of a few hundred KiB would overflow the stack.
+  size_t digits = name.size();
+  while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9') --digits;
+  static const std::string marker = "__ssa_v";
+  if (digits == name.size() || digits < marker.size() || name.compare(digits - marker.size(), marker.size(), marker))
+    return name;
+  return name.substr(0, digits - marker.size());
 }
 
 CompiledMeta parse_compiled_meta(const std::string& text, const std::filesystem::path& origin) {
@@ -130,12 +142,12 @@ CompiledMeta parse_compiled_meta(const std::string& text, const std::filesystem:
 
   const json& params = require(doc, "params", "", origin);
   if (!params.is_array()) fail(origin, "params must be a list, got " + describe(params));
-  for (size_t i = 0; i < params.size(); ++i) meta.params.push_back(parse_param(params[i], i, origin));
-  for (size_t i = 0; i < meta.params.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (meta.params[i].name == meta.params[j].name)
-        fail(origin, "params[" + std::to_string(i) + "] repeats the parameter name '" +
-                         meta.params[i].name + "'");
+  std::unordered_set<std::string> seen;  // a set: a hostile file's million params stay linear
+  for (size_t i = 0; i < params.size(); ++i) {
+    meta.params.push_back(parse_param(params[i], i, origin));
+    if (!seen.insert(meta.params.back().name).second)
+      fail(origin, "params[" + std::to_string(i) + "] repeats the parameter name '" + meta.params.back().name + "'");
+  }
 
   meta.num_return_types = require_int(doc, "num_return_types", "", origin);
   if (meta.num_return_types < 0)
@@ -147,15 +159,16 @@ CompiledMeta parse_compiled_meta(const std::string& text, const std::filesystem:
 
 CompiledMeta read_compiled_meta(const std::filesystem::path& build_dir) {
   auto path = build_dir / "compiled_meta.json";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw ArtifactError(path.string() +
-                        " not found: the directory is not a PyPTO build (no compiled_meta.json)" +
-                        kRebuildHint);
+  std::optional<std::string> text;
+  try {
+    text = read_sidecar_text(path);
+  } catch (const SidecarFileError& e) {
+    throw ArtifactError(e.what() + std::string(kRebuildHint));
   }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_compiled_meta(buf.str(), path);
+  if (!text)
+    throw ArtifactError(path.string() + " not found: the directory is not a PyPTO build (no compiled_meta.json)" +
+                        kRebuildHint);
+  return parse_compiled_meta(*text, path);
 }
 
 }  // namespace pypto_golden

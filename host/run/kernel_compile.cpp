@@ -139,7 +139,9 @@ CompiledKernel compile_kernel(const py::handle& fn, std::vector<NativeSpec>& spe
   } else {
     py::list args;
     for (const auto& s : specs) {
-      if (s.is_tensor) args.append(py::cast(at::empty(s.shape, at::TensorOptions().dtype(s.dtype))));
+      // The JIT reads only shapes and dtypes: meta tensors, so that compiling a kernel whose
+      // tensors do not fit in memory allocates nothing (the memory check speaks after it).
+      if (s.is_tensor) args.append(py::cast(at::empty(s.shape, at::TensorOptions().dtype(s.dtype).device(at::kMeta))));
       else args.append(py::cast(s.value).attr("item")());
     }
     compiled = fn.attr("compile")(*args, py::arg("config") = config);

@@ -4,7 +4,6 @@
 
 #include <c10/core/ScalarType.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -79,20 +78,6 @@ std::optional<MemoryBudget> memory_budget() {
 }
 
 }  // namespace
-
-std::string bytes_text(uint64_t bytes) {
-  static const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes) / 1024.0;
-  int u = 0;
-  while (v >= 1024.0 && u < 3) {
-    v /= 1024.0;
-    ++u;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", v, units[u]);
-  return text;
-}
 
 void rethrow_if_out_of_memory(const std::string& what, const std::string& spec, const std::string& doing) {
   if (what.find("can't allocate memory") == std::string::npos && what.find("MemoryError") == std::string::npos &&

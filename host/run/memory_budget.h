@@ -4,6 +4,7 @@
 #pragma once
 
 #include "run/native_spec.h"
+#include "tensor/bytes_text.h"
 
 #include <cstdint>
 #include <string>
@@ -16,9 +17,6 @@ namespace pypto_golden {
 // /proc/meminfo's MemAvailable capped by PYPTO_GOLDEN_MEMORY_LIMIT (bytes, or with a
 // K/M/G/T suffix, powers of 1024). Throws std::invalid_argument for a malformed limit.
 void check_memory_budget(const std::vector<NativeSpec>& specs);
-
-// "12.5 GiB", "640.0 MiB", "3.0 KiB", "512 B".
-std::string bytes_text(uint64_t bytes);
 
 // When `what` is an allocator's refusal ("...can't allocate memory: you tried to allocate
 // N bytes..."), throws the RunFailure "not enough memory for this run: TensorSpec 'x':

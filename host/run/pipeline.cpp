@@ -146,12 +146,32 @@ std::string kernel_name(const py::handle& fn, const std::filesystem::path& dir) 
   return name;
 }
 
+// A run that fails, raises or is interrupted after its build exists ends by naming its
+// work_dir: the build and any saved data are there, for --runtime-dir / --golden-data and
+// for a look (the result's error alone may not say where).
+class WorkDirOnFailure {
+ public:
+  WorkDirOnFailure(const StageLog& log, const RunOutcome& outcome) : log_(log), outcome_(outcome) {}
+  ~WorkDirOnFailure() {
+    if (outcome_.passed || !outcome_.work_dir) return;
+    try {
+      log_.line("[RUN]   work_dir: " + *outcome_.work_dir);
+    } catch (...) {  // unwinding already: the line is a courtesy, the error is what counts
+    }
+  }
+
+ private:
+  const StageLog& log_;
+  const RunOutcome& outcome_;
+};
+
 }  // namespace
 
 RunOutcome run_pipeline(const RunRequest& req) {
   const auto start = std::chrono::steady_clock::now();
   StageLog log(req.sink);
   RunOutcome outcome;
+  const WorkDirOnFailure name_work_dir(log, outcome);
   auto finish = [&](bool passed, std::optional<std::string> error) {
     outcome.passed = passed;
     outcome.error = std::move(error);
@@ -222,7 +242,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
           expected = load_goldens(*req.golden_data, specs);
           return;
         }
-        expected = compute_golden(req.golden_fn, specs, host);
+        expected = compute_golden(req.golden_fn, specs, host, log);
         if (req.save_data) save_goldens(data_dir, specs, expected);
       });
 

@@ -3,6 +3,8 @@
 #include "run/run_errors.h"
 #include "sim/kernel_error.h"
 
+#include <pybind11/pybind11.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -32,6 +34,13 @@ void StageLog::stage(const std::string& name, const std::function<void()>& body)
   } catch (const sim::Interrupted&) {
     line("[RUN] " + name + " interrupted (" + seconds_text(seconds_since(start)) + "s)");
     throw StageInterrupted(name, seconds_since(start));
+  } catch (pybind11::error_already_set& e) {
+    // Ctrl-C (or SIGTERM) while the stage ran Python: the script's compile, init_value,
+    // golden_fn or comparator. The same stop as in native code.
+    const bool interrupt = e.matches(PyExc_KeyboardInterrupt);
+    line("[RUN] " + name + (interrupt ? " interrupted (" : " failed (") + seconds_text(seconds_since(start)) + "s)");
+    if (interrupt) throw StageInterrupted(name, seconds_since(start));
+    throw;
   } catch (...) {
     line("[RUN] " + name + " failed (" + seconds_text(seconds_since(start)) + "s)");
     throw;

@@ -1,5 +1,6 @@
 #include "sim/program_loader.h"
 
+#include "artifact/sidecar_file.h"
 #include "sim/param_writes.h"
 
 #include <sys/stat.h>
@@ -68,8 +69,34 @@ class Loader {
 
   int integer(const json& v, const char* what) const {
     if (!v.is_number_integer()) fail(where_ + "'" + what + "' must be an integer");
+    if (v.is_number_unsigned() ? v.get<uint64_t>() > INT32_MAX : v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX)
+      fail(where_ + "'" + what + "' is out of range: " + v.dump());
     return v.get<int>();
   }
+
+  int line(const json& node) const {
+    auto it = node.find("line");
+    return it == node.end() ? 0 : integer(*it, "line");
+  }
+
+  int64_t integer64(const json& v, const char* what) const {
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT64_MAX))
+      fail(where_ + "'" + what + "' must be a 64-bit integer, got " + v.dump());
+    return v.get<int64_t>();
+  }
+
+  // Statements and expressions nest by recursion here and when they run: a limit far above
+  // what any kernel writes keeps a hostile file from overflowing the stack.
+  static constexpr int kMaxDepth = 1000;
+  struct Nesting {
+    Nesting(Loader& l) : loader(l) {
+      if (++loader.depth_ > kMaxDepth)
+        loader.fail(loader.where_ + "statements and expressions nest deeper than " + std::to_string(kMaxDepth) +
+                    " levels");
+    }
+    ~Nesting() { --loader.depth_; }
+    Loader& loader;
+  };
 
   int slot(const json& v) const {
     int s = integer(v, "slot");
@@ -81,7 +108,7 @@ class Loader {
     auto fn = std::make_unique<Function>();
     fn->source_file = source_file;
     fn->name = str(need(f, "name"), "name");
-    fn->line = f.value("line", 0);
+    fn->line = line(f);
     fn->host = f.value("level", std::string()) == "host";
     where_ = "function '" + fn->name + "': ";
     for (const auto& n : need(f, "slots")) fn->slot_names.push_back(str(n, "slots[]"));
@@ -95,7 +122,7 @@ class Loader {
       info.dtype = str(need(p, "dtype"), "dtype");
       if (!scalar_type_from_pypto(info.dtype)) fail(where_ + "unknown dtype '" + info.dtype + "'");
       if (info.is_tensor)
-        for (const auto& d : need(p, "shape")) info.shape.push_back(d.get<int64_t>());
+        for (const auto& d : need(p, "shape")) info.shape.push_back(integer64(d, "shape[]"));
       info.runtime_scalar = p.value("runtime", false);
       if (const auto v = p.find("value"); !info.is_tensor && v != p.end() && (v->is_number() || v->is_boolean())) {
         info.specialised_value = v->is_boolean() ? (v->get<bool>() ? 1.0 : 0.0) : v->get<double>();
@@ -111,6 +138,7 @@ class Loader {
   }
 
   Block block(const json& stmts) {
+    Nesting nesting(*this);
     if (!stmts.is_array()) fail(where_ + "a statement block must be a list");
     Block out;
     for (const auto& s : stmts) out.push_back(stmt(s));
@@ -120,7 +148,7 @@ class Loader {
   StmtPtr stmt(const json& s) {
     if (!s.is_object()) fail(where_ + "a statement must be an object");
     const std::string kind = str(need(s, "s"), "s");
-    const int line = s.value("line", 0);
+    const int line = this->line(s);
     if (kind == "for") {
       static const std::unordered_map<std::string, LoopKind> kinds = {
           {"range", LoopKind::Range}, {"parallel", LoopKind::Parallel}, {"unroll", LoopKind::Unroll},
@@ -199,14 +227,18 @@ class Loader {
     }
     if (dtype == "bool") return Value::from_bool(v.get<bool>());
     // A task id (pl.TASK_ID): an int64, -1 for "no task" (None, pl.system.task_invalid()).
-    if (dtype == "task_id") return Value::from_int(v.get<int64_t>(), c10::kLong);
+    if (dtype == "task_id") return Value::from_int(integer64(v, "v"), c10::kLong);
     auto t = scalar_type_from_pypto(dtype);
     if (!t) fail(where_ + "unknown constant dtype '" + dtype + "'");
-    if (at::isFloatingType(*t)) return Value::from_float(v.get<double>(), *t);
-    return Value::from_int(v.get<int64_t>(), *t);
+    if (at::isFloatingType(*t)) {
+      if (!v.is_number()) fail(where_ + "a " + dtype + " constant must be a number, got " + v.dump());
+      return Value::from_float(v.get<double>(), *t);
+    }
+    return Value::from_int(integer64(v, "v"), *t);
   }
 
   ExprPtr expr(const json& e) {
+    Nesting nesting(*this);
     if (!e.is_object()) fail(where_ + "an expression must be an object");
     const std::string kind = str(need(e, "e"), "e");
     if (kind == "const") return std::make_unique<ConstExpr>(constant(e));
@@ -266,6 +298,7 @@ class Loader {
 
   std::string origin_;
   std::string where_;
+  int depth_ = 0;
   int num_slots_ = 0;
   std::vector<std::string> slot_names_;
 };
@@ -283,21 +316,25 @@ std::unique_ptr<Program> parse_program(const std::string& text, const std::strin
   try {
     return Loader(origin).program(doc);
   } catch (const json::exception& e) {
-    // A field of the wrong JSON type deep inside a node.
-    throw ProgramError(origin + ": malformed program (" + std::string(e.what()) +
-                       "); rebuild the kernel with this pypto-golden");
+    // A field of the wrong JSON type deep inside a node; without nlohmann's "[json.exception...] " tag.
+    std::string why = e.what();
+    if (auto tag = why.find("] "); !why.empty() && why[0] == '[' && tag != std::string::npos) why.erase(0, tag + 2);
+    throw ProgramError(origin + ": malformed program (" + why + "); rebuild the kernel with this pypto-golden");
   }
 }
 
 std::unique_ptr<Program> load_program(const std::filesystem::path& build_dir) {
   auto path = build_dir / kProgramFile;
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+  std::optional<std::string> text;
+  try {
+    text = read_sidecar_text(path);
+  } catch (const SidecarFileError& e) {
+    throw ProgramError(e.what() + std::string("; rebuild the kernel with this pypto-golden"));
+  }
+  if (!text)
     throw ProgramError(path.string() + " not found: the build has no simulator program; rebuild it "
                        "with -p a2a3sim (or a5sim)");
-  std::stringstream buf;
-  buf << in.rdbuf();
-  return parse_program(buf.str(), path.string());
+  return parse_program(*text, path.string());
 }
 
 std::shared_ptr<const Program> load_program_cached(const std::filesystem::path& build_dir) {

@@ -29,12 +29,13 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
   std::random_device rd;
   const auto tmp = path.parent_path() / ("." + path.filename().string() + "." + std::to_string(rd()) + ".tmp");
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw FileWriteError("cannot create " + tmp.string() + ": " + std::strerror(errno));
+  // Messages name the file being written: the temporary one is an implementation detail.
+  if (fd < 0) throw FileWriteError("cannot write " + path.string() + ": " + std::strerror(errno));
   try {
     write(fd);
     int rc = ::close(fd);
     fd = -1;
-    if (rc != 0) throw FileWriteError("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    if (rc != 0) throw FileWriteError("cannot write " + path.string() + ": " + std::strerror(errno));
     if (::rename(tmp.c_str(), path.c_str()) != 0)
       throw FileWriteError("cannot rename " + tmp.string() + " to " + path.string() + ": " + std::strerror(errno));
   } catch (...) {

@@ -25,7 +25,7 @@ std::vector<std::filesystem::path> missing_files(const std::filesystem::path& di
   std::vector<std::filesystem::path> missing;
   for (const auto& f : required_files(dir, entries)) {
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(f, ec)) missing.push_back(f);
+    if (!std::filesystem::exists(f, ec)) missing.push_back(f);  // a directory in its place: the reader says so
   }
   return missing;
 }

@@ -1,12 +1,16 @@
 #include "snapshot/tensor_file.h"
 
 #include "snapshot/atomic_file.h"
+#include "snapshot/pickle_scan.h"
 
 #include <ATen/ATen.h>
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/csrc/jit/serialization/pickler.h>
+
+#include <optional>
+#include <sstream>
 
 
 namespace pypto_golden {
@@ -55,35 +59,86 @@ void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tenso
 
   try {
     write_file_atomically(path, [&](int fd) {
-      // Tensor bytes go straight from the tensor into the file: no in-memory archive.
+      // Tensor bytes go straight from the tensor into the file: no in-memory archive. A
+      // failed write (a full disk) is kept, not thrown: an exception unwinding through
+      // torch's zip writer (C code, a destructor that writes) ends in std::terminate. The
+      // rest of the archive is discarded and the failure thrown once torch is done.
+      std::optional<std::string> failure;
       caffe2::serialize::PyTorchStreamWriter writer([&](const void* data, size_t n) {
-        write_all(fd, data, n, path);
+        if (!failure) {
+          try {
+            write_all(fd, data, n, path);
+          } catch (const FileWriteError& e) {
+            failure = e.what();
+          }
+        }
         return n;
       });
       torch::jit::writeArchiveAndTensors("data", pickle.data(), pickle.size(), pickler.tensorData(), writer);
       writer.writeEndOfFile();
+      if (failure) throw FileWriteError(*failure);
     });
   } catch (const FileWriteError& e) {
     throw TensorFileError(e.what());
   }
 }
 
-at::Tensor load_tensor_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw TensorFileError(path.string() + " does not exist");
+namespace {
+
+// The one reading path of both entry points: `open` makes the zip reader (from a file or
+// from memory); every failure becomes a TensorFileError naming `origin`.
+template <typename OpenReader>
+at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReader open) {
   c10::IValue value;
   try {
-    caffe2::serialize::PyTorchStreamReader reader(path.string());
+    caffe2::serialize::PyTorchStreamReader reader = open();
+    // torch.save stores records uncompressed: a record larger than the file is a lie of a
+    // damaged or hostile archive, and believing it would allocate that size (gigabytes from
+    // a 2 KiB file) before the read fails.
+    for (const auto& name : reader.getAllRecords())
+      if (const size_t claimed = reader.getRecordSize(name); claimed > file_bytes)
+        throw TensorFileError(origin + " is not a readable torch tensor file (its record '" + name + "' claims " +
+                              std::to_string(claimed) + " bytes, more than the file's " +
+                              std::to_string(file_bytes) + ")");
+    if (reader.hasRecord("data.pkl")) {
+      const auto [pickle, pickle_bytes] = reader.getRecord("data.pkl");
+      if (auto problem = pickle_length_problem(static_cast<const unsigned char*>(pickle.get()), pickle_bytes))
+        throw TensorFileError(origin + " is not a readable torch tensor file (its pickle claims " + *problem + ")");
+    }
     value = torch::jit::readArchiveAndTensors("data", "", "data/", c10::nullopt, c10::nullopt, c10::nullopt, reader);
+  } catch (const TensorFileError&) {
+    throw;
   } catch (const std::exception& e) {
     std::string why = e.what();
     if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) why = c10e->what_without_backtrace();
+    // torch's first sentence says what is wrong; what follows is advice about checkpoints.
     why = why.substr(0, why.find('\n'));
-    throw TensorFileError(path.string() + " is not a readable torch tensor file (" + why + ")");
+    if (const auto end = why.find(". "); end != std::string::npos) why.erase(end);
+    throw TensorFileError(origin + " is not a readable torch tensor file (" + why + ")");
   }
   if (!value.isTensor())
-    throw TensorFileError(path.string() + " must contain a torch.Tensor, got " + describe_ivalue(value));
+    throw TensorFileError(origin + " must contain a torch.Tensor, got " + describe_ivalue(value));
   return value.toTensor();
+}
+
+}  // namespace
+
+at::Tensor load_tensor_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  const auto type = std::filesystem::status(path, ec).type();
+  if (type == std::filesystem::file_type::not_found) throw TensorFileError(path.string() + " does not exist");
+  if (type == std::filesystem::file_type::directory)
+    throw TensorFileError(path.string() + " is a directory, not a tensor file");
+  if (type != std::filesystem::file_type::regular)  // a FIFO would block the read forever
+    throw TensorFileError(path.string() + " is not a regular file (a FIFO, socket or device)");
+  const uint64_t bytes = std::filesystem::file_size(path, ec);
+  return read_tensor(path.string(), ec ? UINT64_MAX : bytes,
+                     [&] { return caffe2::serialize::PyTorchStreamReader(path.string()); });
+}
+
+at::Tensor load_tensor_bytes(const std::string& bytes, const std::string& origin) {
+  std::istringstream in(bytes);
+  return read_tensor(origin, bytes.size(), [&] { return caffe2::serialize::PyTorchStreamReader(&in); });
 }
 
 }  // namespace pypto_golden

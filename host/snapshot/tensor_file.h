@@ -31,4 +31,7 @@ void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tenso
 // missing, not a torch zip archive, truncated, or holds something else ("got list").
 at::Tensor load_tensor_file(const std::filesystem::path& path);
 
+// Same, from a file's bytes already in memory; `origin` names the file in messages.
+at::Tensor load_tensor_bytes(const std::string& bytes, const std::string& origin);
+
 }  // namespace pypto_golden

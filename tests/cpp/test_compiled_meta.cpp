@@ -1,4 +1,5 @@
 #include "artifact/compiled_meta.h"
+#include "artifact/sidecar_file.h"
 
 #include <doctest/doctest.h>
 
@@ -71,4 +72,34 @@ TEST_CASE("a directory without the sidecar is not a build") {
   std::ofstream(dir / "compiled_meta.json") << kGood;
   CHECK(read_compiled_meta(dir).params.size() == 3);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("SSA suffixes are stripped only where they end the name") {
+  CHECK(strip_ssa_suffix("q__ssa_v3") == "q");
+  CHECK(strip_ssa_suffix("q__ssa_v12") == "q");
+  CHECK(strip_ssa_suffix("__ssa_v0") == "");
+  CHECK(strip_ssa_suffix("q__ssa_v") == "q__ssa_v");
+  CHECK(strip_ssa_suffix("q__ssa_v3a") == "q__ssa_v3a");
+  CHECK(strip_ssa_suffix("q_ssa_v3") == "q_ssa_v3");
+  CHECK(strip_ssa_suffix("x3") == "x3");
+  // Linear, whatever the length (std::regex recursed per character and overflowed).
+  CHECK(strip_ssa_suffix(std::string(1 << 20, 'a') + "__ssa_v7") == std::string(1 << 20, 'a'));
+}
+
+TEST_CASE("a sidecar that cannot be one is refused before it is read") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / "pypto_golden_meta_test_hostile";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "compiled_meta.json");
+  const std::string path = (dir / "compiled_meta.json").string();
+  const std::string hint = "; recompile the kernel to refresh the build";
+  CHECK_THROWS_WITH_AS(read_compiled_meta(dir), (path + " is a directory, not a file" + hint).c_str(), ArtifactError);
+  fs::remove(dir / "compiled_meta.json");
+  std::ofstream(dir / "compiled_meta.json") << kGood;
+  CHECK_THROWS_WITH_AS(read_sidecar_text(dir / "compiled_meta.json", 100),
+                       (path + " is " + std::to_string(std::string(kGood).size()) + " B, larger than any build writes (at most 100 B)").c_str(),
+                       SidecarFileError);
+  CHECK(read_sidecar_text(dir / "compiled_meta.json")->size() == std::string(kGood).size());
+  CHECK_FALSE(read_sidecar_text(dir / "missing.json").has_value());
+  fs::remove_all(dir);
 }

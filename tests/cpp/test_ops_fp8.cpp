@@ -45,7 +45,8 @@ at::Tensor in_range_probe(c10::ScalarType type, float max) {
 TEST_CASE("fp32 -> fp8 with rint and none is torch's conversion everywhere inside the range") {
   for (auto [name, type, max] : {std::tuple{"fp8e4m3fn", at::ScalarType::Float8_e4m3fn, 448.0f},
                                  std::tuple{"fp8e5m2", at::ScalarType::Float8_e5m2, 57344.0f}}) {
-    INFO(name);
+    const char* label = name;  // INFO captures it in a lambda, which C++17 forbids for a structured binding
+    INFO(label);
     at::Tensor x = in_range_probe(type, max);
     at::Tensor want = bytes_of(x.to(type));
     CHECK(at::equal(bytes_of(cast_to(x, name, "rint")), want));

@@ -1,3 +1,4 @@
+#include "snapshot/pickle_scan.h"
 #include "snapshot/snapshot_layout.h"
 #include "snapshot/tensor_file.h"
 
@@ -58,4 +59,23 @@ TEST_CASE("required files follow the directions") {
                                           "/snap/out/y.pt"});
   CHECK(python_path_list({"/a/in/x.pt", "/a/out/y.pt"}) == "['/a/in/x.pt', '/a/out/y.pt']");
   CHECK(missing_files(d, entries).size() == 5);
+}
+
+TEST_CASE("a pickle's claimed lengths are checked against its size before torch reads it") {
+  auto problem = [](const std::string& p) {
+    return pickle_length_problem(reinterpret_cast<const unsigned char*>(p.data()), p.size());
+  };
+  using namespace std::string_literals;
+  CHECK_FALSE(problem("\x80\x02X\x03\x00\x00\x00" "abc."s).has_value());
+  CHECK(problem("\x80\x02X\x0a\x00\x00\x00" "abc."s) ==
+        std::optional<std::string>("a string of 10 bytes at byte 2 of a 11-byte pickle"));
+  CHECK(problem("\x80\x04\x8e\x00\x00\x00\x00\x00\x00\x00\x80." "x"s) ==
+        std::optional<std::string>("a bytes object of 9223372036854775808 bytes at byte 2 of a 13-byte pickle"));
+  // Arguments of every layout are stepped over: fixed-size, text lines, counted.
+  CHECK(problem("\x80\x02K\x07J\x01\x02\x03\x04" "ctorch\nFloatStorage\n" "U\x02hiq\x01" "C\x05" "ab."s) ==
+        std::optional<std::string>("a bytes object of 5 bytes at byte 35 of a 40-byte pickle"));
+  // The scan ends at STOP, and at an opcode it does not know: the unpickler stops there too.
+  CHECK_FALSE(problem("\x80\x02.X\xff\xff\xff\xff"s).has_value());
+  CHECK_FALSE(problem("\x80\x02\xffX\xff\xff\xff\xff"s).has_value());
+  CHECK_FALSE(problem("\x80\x02X\x01"s).has_value());  // truncated count: the unpickler's message
 }

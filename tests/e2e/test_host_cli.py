@@ -158,10 +158,52 @@ def interrupt_when(cmd, env, marker, cwd, signum=signal.SIGINT):
     return proc, "".join(lines) + out, err, time.monotonic() - start
 
 
+SLOW_COMPILE_MAIN = """
+import time
+
+class SlowBuild:  # a kernel object whose compile takes its time
+    param_names = add_kernel.param_names
+    __name__ = "add_kernel"
+
+    def compile(self, *args, **kwargs):
+        time.sleep(600)
+
+finish(run(fn=SlowBuild(), specs=specs(), golden_fn=golden))
+"""
+
+SLOW_INPUTS_MAIN = """
+import time
+
+def slow_init():
+    time.sleep(600)
+
+finish(run(fn=add_kernel, specs=[TensorSpec("x", [ROWS, COLS], torch.float32, init_value=slow_init), *specs()[1:]],
+           golden_fn=golden))
+"""
+
+SLOW_COMPARE_MAIN = """
+import time
+
+def slow_compare(actual, expected, **context):
+    time.sleep(600)
+
+finish(run(fn=add_kernel, specs=specs(), golden_fn=golden, compare_fn={"y": slow_compare}))
+"""
+
+# A benchmark that takes forever: its kernel is short (1000 tasks, where SPIN_MAIN runs 10^9), its
+# rounds (PYPTO_BENCH_ROUNDS, set by the test) are a million.
+BENCH_MAIN = SPIN_MAIN.replace("1000000000", "1000")
+
+
 @pytest.mark.parametrize(
     "main, stage, marker",
-    [(SPIN_MAIN, "runtime", "[RUN] runtime ..."), (SLOW_GOLDEN_MAIN, "compute golden", "[RUN] compute golden ...")],
-    ids=["native-dispatch", "python-golden"],
+    [(SLOW_COMPILE_MAIN, "compile", "[RUN] compile ..."),
+     (SLOW_INPUTS_MAIN, "generate inputs", "[RUN] generate inputs ..."),
+     (SLOW_GOLDEN_MAIN, "compute golden", "[RUN] compute golden ..."),
+     (SPIN_MAIN, "runtime", "[RUN] runtime ..."),
+     (BENCH_MAIN, "benchmark", "[RUN] benchmark ..."),
+     (SLOW_COMPARE_MAIN, "validate", "[RUN] validate ...")],
+    ids=["compile", "generate-inputs", "python-golden", "native-dispatch", "benchmark", "validate"],
 )
 @pytest.mark.parametrize(
     "signum, status, cause",
@@ -170,8 +212,9 @@ def interrupt_when(cmd, env, marker, cwd, signum=signal.SIGINT):
 )
 def test_ctrl_c_and_sigterm_stop_within_a_second(tmp_path, main, stage, marker, signum, status, cause):
     script = write_kernel_script(tmp_path, main=main)
-    proc, out, err, seconds = interrupt_when([str(HOST_BIN), str(script)], clean_env(tmp_path), marker, tmp_path,
-                                             signum)
+    bench = {"PYPTO_BENCH": 1, "PYPTO_BENCH_ROUNDS": 1000000} if stage == "benchmark" else {}
+    env = clean_env(tmp_path, **bench)
+    proc, out, err, seconds = interrupt_when([str(HOST_BIN), str(script)], env, marker, tmp_path, signum)
     assert proc.returncode == status
     assert seconds < 1.0
     assert re.search(rf"^\[RUN\] {stage} interrupted \(\d+\.\d\ds\)$", out, re.M)
