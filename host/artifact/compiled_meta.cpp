@@ -127,9 +127,9 @@ std::string strip_ssa_suffix(const std::string& name) {
 CompiledMeta parse_compiled_meta(const std::string& text, const std::filesystem::path& origin) {
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(origin, "not valid JSON (syntax error at byte " + std::to_string(e.byte) + ")");
+    doc = parse_sidecar_json(text);
+  } catch (const SidecarFileError& e) {
+    fail(origin, e.what());
   }
   if (!doc.is_object()) fail(origin, "must hold a JSON object, got " + describe(doc));
 

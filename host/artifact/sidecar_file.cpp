@@ -31,4 +31,20 @@ std::optional<std::string> read_sidecar_text(const std::filesystem::path& path, 
   return std::move(text).str();
 }
 
+nlohmann::json parse_sidecar_json(const std::string& text) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw SidecarFileError("not valid JSON (syntax error at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::exception& e) {
+    throw SidecarFileError("not valid JSON (" + json_error_text(e) + ")");
+  }
+}
+
+std::string json_error_text(const std::exception& e) {
+  std::string why = e.what();
+  if (auto tag = why.find("] "); !why.empty() && why[0] == '[' && tag != std::string::npos) why.erase(0, tag + 2);
+  return why;
+}
+
 }  // namespace pypto_golden

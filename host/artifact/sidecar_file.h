@@ -3,6 +3,8 @@
 // place (which would block or never end), a file larger than any sidecar is.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -23,5 +25,13 @@ constexpr std::uintmax_t kMaxSidecarBytes = 256ull << 20;
 // The file's text, or nullopt when nothing is at `path` (the caller says what that means).
 std::optional<std::string> read_sidecar_text(const std::filesystem::path& path,
                                              std::uintmax_t max_bytes = kMaxSidecarBytes);
+
+// The JSON document in `text`. Throws SidecarFileError "not valid JSON (syntax error at byte
+// 41)" or "not valid JSON (number overflow parsing '1e400')": every error of the parser,
+// without nlohmann's "[json.exception...]" tag, so none escapes as another exception type.
+nlohmann::json parse_sidecar_json(const std::string& text);
+
+// nlohmann's message without its "[json.exception.type_error.302] " tag.
+std::string json_error_text(const std::exception& e);
 
 }  // namespace pypto_golden

@@ -308,18 +308,16 @@ class Loader {
 std::unique_ptr<Program> parse_program(const std::string& text, const std::string& origin) {
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw ProgramError(origin + ": not valid JSON (syntax error at byte " + std::to_string(e.byte) +
-                       "); rebuild the kernel with this pypto-golden");
+    doc = parse_sidecar_json(text);
+  } catch (const SidecarFileError& e) {
+    throw ProgramError(origin + ": " + e.what() + "; rebuild the kernel with this pypto-golden");
   }
   try {
     return Loader(origin).program(doc);
   } catch (const json::exception& e) {
-    // A field of the wrong JSON type deep inside a node; without nlohmann's "[json.exception...] " tag.
-    std::string why = e.what();
-    if (auto tag = why.find("] "); !why.empty() && why[0] == '[' && tag != std::string::npos) why.erase(0, tag + 2);
-    throw ProgramError(origin + ": malformed program (" + why + "); rebuild the kernel with this pypto-golden");
+    // A field of the wrong JSON type deep inside a node.
+    throw ProgramError(origin + ": malformed program (" + json_error_text(e) +
+                       "); rebuild the kernel with this pypto-golden");
   }
 }
 
