@@ -113,7 +113,8 @@ def meta_with(**fields):
         (lambda t: t.replace('"shape": [', '"shape": [-5, ', 1), "params[0].shape[0] must be an integer >= -1, "
                                                                 "got integer -5"),
     ],
-    ids=["empty", "truncated", "number-overflow", "deep-nesting", "nested-params", "params-object", "huge-schema", "wrong-type",
+    ids=["empty", "truncated", "number-overflow", "deep-nesting", "nested-params", "params-object", "huge-schema",
+         "wrong-type",
          "huge-extent", "negative-extent", "huge-string"],
 )
 def test_a_hostile_compiled_meta(host, saved, change, problem):
@@ -149,7 +150,8 @@ def first_statement(program):
     "change, problem",
     [
         (lambda t: t[:100], "not valid JSON (syntax error at byte 101)"),
-        (lambda t: t.replace('"version": 1', '"version": -1e999', 1), "not valid JSON (number overflow parsing '-1e999')"),
+        (lambda t: t.replace('"version": 1', '"version": -1e999', 1),
+         "not valid JSON (number overflow parsing '-1e999')"),
         (with_program(lambda p: p.update(functions="main")), '"functions" must be a non-empty list'),
         (lambda t: deeply_nested_statement(t, 100000),
          "function 'hello_world': statements and expressions nest deeper than 1000 levels"),
@@ -162,7 +164,8 @@ def first_statement(program):
         (with_program(lambda p: first_statement(p).update(s="goto", line=7)),
          "function 'hello_world': line 7: unknown statement kind 'goto'"),
     ],
-    ids=["truncated", "number-overflow", "wrong-type", "deep-nesting", "line-not-int", "huge-slot", "huge-extent", "unknown-kind"],
+    ids=["truncated", "number-overflow", "wrong-type", "deep-nesting", "line-not-int", "huge-slot", "huge-extent",
+         "unknown-kind"],
 )
 def test_a_hostile_sim_program(host, saved, change, problem):
     damage_json(saved / "sim_program.json", change)
