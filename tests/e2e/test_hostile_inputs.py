@@ -114,8 +114,7 @@ def meta_with(**fields):
                                                                 "got integer -5"),
     ],
     ids=["empty", "truncated", "number-overflow", "deep-nesting", "nested-params", "params-object", "huge-schema",
-         "wrong-type",
-         "huge-extent", "negative-extent", "huge-string"],
+         "wrong-type", "huge-extent", "negative-extent", "huge-string"],
 )
 def test_a_hostile_compiled_meta(host, saved, change, problem):
     damage_json(saved / "compiled_meta.json", change)
