@@ -40,6 +40,7 @@ void copy_values(const at::Tensor& dst, const at::Tensor& src) {
     const_cast<at::Tensor&>(dst).copy_(src);
     return;
   }
+  if (dst.numel() == 0) return;  // an empty tile's data pointer may be null: memcpy must not see it
   const int64_t rank = dst.dim();
   const int64_t elem = static_cast<int64_t>(dst.element_size());
   char* d = static_cast<char*>(dst.data_ptr());

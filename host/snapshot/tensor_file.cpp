@@ -118,6 +118,12 @@ at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReade
   }
   if (!value.isTensor())
     throw TensorFileError(origin + " must contain a torch.Tensor, got " + describe_ivalue(value));
+  // A fuzz finding: a storage class such as UInt1Storage gives a tensor torch itself cannot
+  // copy; torch.save writes every dtype outside the typed storages in another form.
+  if (!native_tensor_file_dtype(value.toTensor().scalar_type()))
+    throw TensorFileError(origin + " is not a readable torch tensor file (its storage is of dtype " +
+                          std::string(c10::toString(value.toTensor().scalar_type())) +
+                          ", which torch.save never writes in this form)");
   return value.toTensor();
 }
 

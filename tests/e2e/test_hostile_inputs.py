@@ -18,6 +18,7 @@ from conftest import HOST_BIN, SAMPLES, clean_env
 from kernel_scripts import write_kernel_script
 
 HELLO = SAMPLES / "hello_world.py"
+FUZZ_CORPUS = Path(__file__).resolve().parents[1] / "fuzz" / "corpus"
 REBUILD = "; recompile the kernel to refresh the build"
 RESIM = "; rebuild the kernel with this pypto-golden"
 
@@ -153,7 +154,7 @@ def first_statement(program):
          "not valid JSON (number overflow parsing '-1e999')"),
         (with_program(lambda p: p.update(functions="main")), '"functions" must be a non-empty list'),
         (lambda t: deeply_nested_statement(t, 100000),
-         "function 'hello_world': statements and expressions nest deeper than 1000 levels"),
+         "function 'hello_world': statements and expressions nest deeper than 500 levels"),
         (with_program(lambda p: first_statement(p).update(line="ten")), "function 'hello_world': 'line' must be an "
                                                                         "integer"),
         (with_program(lambda p: first_statement(p).update(var=4294967296)),
@@ -201,8 +202,13 @@ def archive_with_pickle(path, pickle):
         (lambda p: archive_with_pickle(p, b"\x80\x02X" + (1500000000).to_bytes(4, "little") + b"abc."),
          "is not a readable torch tensor file (its pickle claims a string of 1500000000 bytes at byte 2 of a "
          "11-byte pickle)"),
+        # A fuzz finding: an UInt1Storage gave a tensor torch itself cannot copy.
+        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-uint1-storage.pt", p),
+         "is not a readable torch tensor file (its storage is of dtype UInt1, which torch.save never writes in this "
+         "form)"),
     ],
-    ids=["empty", "random-bytes", "2GiB-of-zeros", "directory", "fifo", "dict", "pickle-claiming-gigabytes"],
+    ids=["empty", "random-bytes", "2GiB-of-zeros", "directory", "fifo", "dict", "pickle-claiming-gigabytes",
+         "uint1-storage"],
 )
 def test_a_hostile_snapshot_file(host, saved, make, problem):
     path = saved / "data/in/x.pt"
