@@ -89,6 +89,9 @@ namespace {
 // from memory); every failure becomes a TensorFileError naming `origin`.
 template <typename OpenReader>
 at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReader open) {
+  auto unreadable = [&](const std::string& why) {
+    return TensorFileError(origin + " is not a readable torch tensor file (" + why + ")");
+  };
   c10::IValue value;
   try {
     caffe2::serialize::PyTorchStreamReader reader = open();
@@ -97,13 +100,12 @@ at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReade
     // a 2 KiB file) before the read fails.
     for (const auto& name : reader.getAllRecords())
       if (const size_t claimed = reader.getRecordSize(name); claimed > file_bytes)
-        throw TensorFileError(origin + " is not a readable torch tensor file (its record '" + name + "' claims " +
-                              std::to_string(claimed) + " bytes, more than the file's " +
-                              std::to_string(file_bytes) + ")");
+        throw unreadable("its record '" + name + "' claims " + std::to_string(claimed) +
+                         " bytes, more than the file's " + std::to_string(file_bytes));
     if (reader.hasRecord("data.pkl")) {
       const auto [pickle, pickle_bytes] = reader.getRecord("data.pkl");
       if (auto problem = pickle_length_problem(static_cast<const unsigned char*>(pickle.get()), pickle_bytes))
-        throw TensorFileError(origin + " is not a readable torch tensor file (its pickle claims " + *problem + ")");
+        throw unreadable("its pickle claims " + *problem);
     }
     value = torch::jit::readArchiveAndTensors("data", "", "data/", c10::nullopt, c10::nullopt, c10::nullopt, reader);
   } catch (const TensorFileError&) {
@@ -114,16 +116,15 @@ at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReade
     // torch's first sentence says what is wrong; what follows is advice about checkpoints.
     why = why.substr(0, why.find('\n'));
     if (const auto end = why.find(". "); end != std::string::npos) why.erase(end);
-    throw TensorFileError(origin + " is not a readable torch tensor file (" + why + ")");
+    throw unreadable(why);
   }
   if (!value.isTensor())
     throw TensorFileError(origin + " must contain a torch.Tensor, got " + describe_ivalue(value));
   // A fuzz finding: a storage class such as UInt1Storage gives a tensor torch itself cannot
   // copy; torch.save writes every dtype outside the typed storages in another form.
   if (!native_tensor_file_dtype(value.toTensor().scalar_type()))
-    throw TensorFileError(origin + " is not a readable torch tensor file (its storage is of dtype " +
-                          std::string(c10::toString(value.toTensor().scalar_type())) +
-                          ", which torch.save never writes in this form)");
+    throw unreadable("its storage is of dtype " + std::string(c10::toString(value.toTensor().scalar_type())) +
+                     ", which torch.save never writes in this form");
   return value.toTensor();
 }
 
