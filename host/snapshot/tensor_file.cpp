@@ -111,8 +111,10 @@ at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReade
   } catch (const TensorFileError&) {
     throw;
   } catch (const std::exception& e) {
-    std::string why = e.what();
-    if (auto* c10e = dynamic_cast<const c10::Error*>(&e)) why = c10e->what_without_backtrace();
+    // c10::Error's what() symbolises the backtrace it captured (milliseconds per error):
+    // only the message is wanted.
+    auto* c10e = dynamic_cast<const c10::Error*>(&e);
+    std::string why = c10e ? c10e->what_without_backtrace() : e.what();
     // torch's first sentence says what is wrong; what follows is advice about checkpoints.
     why = why.substr(0, why.find('\n'));
     if (const auto end = why.find(". "); end != std::string::npos) why.erase(end);

@@ -48,7 +48,10 @@ def test_runnable_scripts_are_the_main_files_of_examples_and_models(tmp_path):
     (-9, "", True, False, "TIMEOUT"),
     (-9, "", False, True, "OOM"),
     (1, "[RUN] FAIL: not enough memory for this run: its tensors need at least 40.0 GiB ...\n", False, False, "OOM"),
-    (0, "no verdict line\n", False, False, "ERROR"),
+    (0, "[RUN] compile done\nno verdict line\n", False, False, "ERROR"),
+    # A script that never calls golden.run (a compile smoke test): its exit status decides.
+    (0, "Lowered with 3 function(s).\n", False, False, "PASS"),
+    (1, "Traceback...\nRuntimeError: non-finite output\n", False, False, "ERROR"),
 ])
 def test_verdicts(returncode, output, timed_out, killed, verdict):
     assert run_corpus.classify(returncode, output, timed_out, killed) == verdict
@@ -75,6 +78,19 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert run_corpus.outside_reason(dims, "import x\n\nclass Qwen3DynamicDims:\n    pass\n") == (
         "its config's Qwen3DynamicDims has no attribute 'user_batch' (out of date)")
     assert run_corpus.outside_reason(dims) == ""  # not a class of its config module
+    isa = ("RuntimeError: pypto.runtime.pto_isa_include_dir(): pypto-golden has no PTO-ISA checkout; it "
+           "simulates kernels instead of compiling them to C++, so ...")
+    assert run_corpus.outside_reason(isa) == (
+        "it builds hand-written device C++ against the PTO-ISA headers (pto_isa_include_dir), which no simulator runs")
+    overrun = ("golden.KernelError: d.py:348: pl.assemble: the write is outside the target: axis 2 gets [9:17] but "
+               "the extent is 16 (target shape (64, 1, 16, 128), source shape (8, 128)); a source of 2 axes fills "
+               "the target's last 2, as PyPTO's tile.store does (b=9, gi=0)")
+    assert run_corpus.outside_reason(overrun) == (
+        "its kernel writes a (8, 128) tile into a (64, 1, 16, 128) tensor past axis 2's end: PyPTO's tile.store "
+        "puts a lower-rank tile on the trailing axes, where it overruns too (a kernel bug)")
+    # The same overrun by a source of the target's rank is not explained away.
+    assert run_corpus.outside_reason("pl.assemble: the write is outside the target: axis 0 gets [3:5] but the "
+                                     "extent is 4 (target shape (4, 6), source shape (2, 3))") == ""
     assert run_corpus.is_multi_device("import pypto.language.distributed as pld\n")
     assert not run_corpus.is_multi_device("import pypto.language as pl\n")
     assert run_corpus.is_multi_device('"""Doc."""\n# ci: devices=2  # CI: 2-card run\nimport torch\n')
@@ -101,6 +117,8 @@ def test_a_script_refusing_the_simulator_platform_is_rerun_as_its_hardware_platf
     assert run_corpus.hardware_choice("[RUN] PASS\n") is None
     row = run_corpus.Row("m/k.py", "PASS", 1.0, 10.0, "[RUN] PASS", simulated="a2a3")
     assert row.note == "ran as --simulate -p a2a3"
+    assert run_corpus.Row("m/k.py", "PASS", 1.0, 10.0, "done", no_golden=True).note == \
+        "no golden.run: its own checks, exit 0"
 
 
 def test_a_failure_keeps_its_seed_and_a_seed_reaches_every_script(tmp_path):

@@ -190,6 +190,12 @@ TEST_CASE("store and assemble write the valid region in place and return the tar
   call("assemble", {T(cube), T(tile), L({1, 0, 0})});
   CHECK(same(cube[1], tile));
   CHECK(same(cube[0], at::zeros({2, 3})));
+  // ... so its rows go to the second-to-last axis, never to a leading one.
+  CHECK_THROWS_WITH_AS(call("assemble", {T(cube), T(tile), L({0, 1, 0})}),
+                       "pl.assemble: the write is outside the target: axis 1 gets [1:3] but the extent is 2 (target "
+                       "shape (2, 2, 3), source shape (2, 3)); a source of 2 axes fills the target's last 2, as "
+                       "PyPTO's tile.store does",
+                       KernelError);
   // A source with more axes than the target, its extra leading axes of extent 1 (a batched
   // matmul's [1, M, N] result): they are dropped.
   at::Tensor flat = at::zeros({4, 6});

@@ -13,7 +13,7 @@ import torch
 import pypto.language as pl
 from pypto.compiler import ir_text
 from pypto.jit import KernelArgumentMismatchError, KernelCompileError, Program
-from pypto.language import op_table
+from pypto.language import constructs, op_table
 from pypto.runtime import RunConfig
 from test_frontend import add, c, first_line, line_of, load, var
 
@@ -662,8 +662,11 @@ def test_namespaces_resolve_to_the_op_table():
     assert pl.system.task_dummy._pypto_task == "task_dummy"
     assert pl.system.fence._pypto_system == "fence"
     assert pl.array.create is pl.array_create and pl.array.get_element is pl.array_get_element
-    for op in op_table.OPS:  # every row, under every spelling
-        assert getattr(pl, op) is getattr(pl.tile, op) is getattr(pl.tensor, op)
+    for op in op_table.OPS:  # every row, under every spelling (but the tile forms of their own)
+        assert getattr(pl, op) is getattr(pl.tensor, op)
+        assert getattr(pl.tile, op) is getattr(pl, op) or op in constructs.TILE_FORMS
+    assert pl.tile.matmul is not pl.matmul and pl.tile.matmul._pypto_op == "tile_matmul"
+    assert not hasattr(pl, "tile_matmul")
     with pytest.raises(AttributeError, match=r"pl.tile has no attribute 'frobnicate'"):
         pl.tile.frobnicate
     with pytest.raises(AttributeError):
@@ -735,6 +738,13 @@ def test_dtype_checks(tmp_path, builds, matmul_rows):
         ("t = pl.matmul_acc(x, i, i)", "pl.matmul_acc(): the accumulator is fp32 but int8 inputs "
          "accumulate in INT32; create it as pl.INT32 (or start it with pl.matmul(..., "
          "out_dtype=pl.INT32))"),
+        ("t = pl.tile.matmul(h, b)", "pl.tile.matmul(): lhs and rhs must have the same dtype, got "
+         "fp16 and bfloat16"),
+        ("t = pl.tile.matmul(b, b, out_dtype=pl.BF16)", "pl.tile.matmul() got an unexpected "
+         "keyword argument 'out_dtype'"),
+        ("acc = pl.tile.matmul(i, i)\n        acc = pl.matmul_acc(acc, b, b)", "pl.matmul_acc(): "
+         "the accumulator is int32 but bfloat16 inputs accumulate in FP32; create it as pl.FP32 "
+         "(or start it with pl.matmul(..., out_dtype=pl.FP32))"),
     ]
     for body, detail in cases:
         src = head + "        " + body + "\n"
@@ -753,6 +763,17 @@ def test_dtype_checks(tmp_path, builds, matmul_rows):
                  "        y[:, :] = acc2\n")
     mod, _ = load(tmp_path, ok)
     mod.k.compile()
+    # pl.tile.matmul is PyPTO's tile.matmul: its result is the Cube accumulator's dtype (where
+    # pl.matmul without out_dtype keeps the operands'), so it starts a matmul_acc chain.
+    tile = head + ("        acc = pl.tile.matmul(b, b)\n"
+                   "        acc = pl.tile.matmul_acc(acc, b, b)\n"
+                   "        y[:, :] = acc\n"
+                   "        n = pl.tile.matmul(i, i)\n")
+    mod, _ = load(tmp_path, tile)
+    body = mod.k.compile().program["functions"][0]["body"][0]["body"]
+    assert [s["value"] for s in body if s["s"] == "assign"][0::2] == [
+        call("matmul", var(2), var(2), out_dtype=c("dtype", "fp32")),
+        call("matmul", var(3), var(3), out_dtype=c("dtype", "int32"))]
 
 
 # ---------------------------------------------------------------- dump, IR size

@@ -141,6 +141,44 @@ def test_pypto_ir_helpers():
         python_print(None, prefix="pl")
 
 
+@pl.jit
+def regions(x: pl.Tensor[[N], pl.FP32], y: pl.Out[pl.Tensor[[N], pl.FP32]]):
+    for i in pl.range(2):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):
+            y[:] = pl.mul(x, 2.0)
+    with pl.at(level=pl.Level.CORE_GROUP):
+        y[:] = pl.add(y, 1.0)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):
+        y[:] = pl.add(y, 1.0)
+    return y
+
+
+def test_lower_and_compiled_program_show_pypto_s_program_surface(tmp_path):
+    import pypto.ir as ir
+    x, y = torch.zeros(N), torch.zeros(N)
+    lowered = regions.lower(x, y)
+    # lower() builds nothing: no build directory appears.
+    assert list(tmp_path.iterdir()) == []
+    assert isinstance(lowered, ir.Program) and lowered.name == "regions"
+    # The entry and one InCore function per pl.at region, named as PyPTO's outliner names them,
+    # sorted by name.
+    assert [(g.name, f.name, f.func_type) for g, f in lowered.functions.items()] == [
+        ("regions", "regions", pl.FunctionType.Orchestration),
+        ("regions_incore_1", "regions_incore_1", pl.FunctionType.InCore),
+        ("scale", "scale", pl.FunctionType.InCore),
+        ("scale_1", "scale_1", pl.FunctionType.InCore)]
+    assert lowered.functions[ir.GlobalVar("regions")].param_names == ["x", "y"]
+    assert lowered.get_function("scale_1").line == lowered.get_function("scale").line + 4
+    assert lowered.get_global_var("nope") is None and lowered.get_function("nope") is None
+    # compile() returns the same program, and it is still the simulator program's dict.
+    compiled = regions.compile(x, y)
+    assert compiled.program == lowered and compiled.program["entry"] == "regions"
+    assert [f.name for f in compiled.program.functions.values()] == ["regions", "regions_incore_1", "scale",
+                                                                      "scale_1"]
+    # Signature mode, as compile.
+    assert regions.lower().name == "regions"
+
+
 @pytest.mark.parametrize("name", ["pto_isa_include_dir", "ensure_pto_isa_root"])
 def test_pto_isa_is_an_error_when_used(name):
     import pypto.runtime

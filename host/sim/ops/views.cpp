@@ -321,7 +321,11 @@ void write_region(const char* op, const Value& given_src, const at::Tensor& targ
                         " gets [" + std::to_string(offset[uk]) + ":" + std::to_string(offset[uk] + extent) +
                         "] but the extent is " + std::to_string(target.size(k)) + " (target shape " +
                         python_shape_repr(target.sizes()) + ", source shape " + python_shape_repr(src.sizes()) +
-                        (src_v.fully_valid() ? "" : ", valid " + python_shape_repr(src_v.valid)) + ")");
+                        (src_v.fully_valid() ? "" : ", valid " + python_shape_repr(src_v.valid)) + ")" +
+                        // PyPTO's tile.store puts a lower-rank tile on the target's trailing axes.
+                        (lead ? "; a source of " + std::to_string(src.dim()) + " axes fills the target's last " +
+                                    std::to_string(src.dim()) + ", as PyPTO's tile.store does"
+                              : ""));
     extents[uk] = extent;
   }
   at::Tensor dst = window_view(target, offset, extents);

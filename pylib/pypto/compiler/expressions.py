@@ -565,6 +565,8 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         return ir, ty
 
     def op_call(self, node, op):
+        if op == "tile_matmul":
+            return self._tile_matmul(node)
         spec = op_table.OPS.get(op) or op_table.PLD_OPS.get(op)
         if spec is None:  # a frontend op (`dim`) the op table does not list yet
             spec = op_table.OpSpec(params=("x", "axis"), required=2, keywords=())
@@ -583,6 +585,21 @@ class ExprTranslator(ArrayMixin, PrefetchMixin):
         ty = self._op_result(node, op, label, args, named)
         ir = ir_nodes.call(op, [a[0] for a in args], {k: v[0] for k, v in kwargs.items()})
         return ir, ty
+
+    def _tile_matmul(self, node):
+        """pl.tile.matmul(lhs, rhs): a matmul whose result is the accumulator's dtype."""
+        label = "%s()" % self.text(node.func)
+        ordered, _ = self.call_args(node, ("lhs", "rhs"), 2, (), label)
+        args = [self.op_arg(a) for a in ordered]
+        self._check_plane(node, "matmul", args, {})
+        inputs = self._matmul_ty(node, "matmul", label, args, {}).dtype
+        if inputs is None:
+            raise self.error(node, "%s: the operands' dtype is not known at compile time, so the "
+                             "accumulator's (FP32 or INT32) is not either; use pl.matmul(lhs, rhs, "
+                             "out_dtype=...)" % label)
+        out = "fp32" if inputs.is_float else "int32"
+        ir = ir_nodes.call("matmul", [a[0] for a in args], {"out_dtype": const("dtype", out)})
+        return ir, tys.tensor(BY_NAME[out])
 
     def _fold_dim(self, node, args):
         (base, bty), (axis, _) = args

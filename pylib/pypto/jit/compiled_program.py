@@ -1,6 +1,7 @@
 """CompiledProgram: one build directory plus its IR, callable in place on the simulator."""
 
 from pypto.compiler.errors import KernelArgumentError
+from pypto.ir.program import Program
 from pypto.language.types import RUNTIME
 
 
@@ -20,7 +21,7 @@ def as_run_config(config):
 class CompiledProgram:
     def __init__(self, output_dir, program, meta):
         self._output_dir = output_dir
-        self._program = program
+        self._program = Program(program)
         self._meta = meta
         self.platform = meta["platform"]
         self.backend_type = meta["backend_type"]
@@ -31,7 +32,8 @@ class CompiledProgram:
 
     @property
     def program(self):
-        """The sim_program IR dict (host/sim/IR.md)."""
+        """The sim_program IR dict (host/sim/IR.md), with PyPTO's read-only Program
+        attributes (`name`, `functions`) on top."""
         return self._program
 
     @property

@@ -8,6 +8,7 @@ import threading
 
 from pypto import compiler
 from pypto.compiler.kernel_source import MISSING
+from pypto.ir.program import Program
 from pypto.jit.compiled_program import CompiledProgram, as_run_config
 from pypto.jit.specialize import specialise
 
@@ -117,6 +118,20 @@ class JITFunction:
         """Sample mode (torch tensors among the arguments) or signature mode (none: shapes
         from annotations, scalars by keyword, pl.RUNTIME keeps one unspecialised)."""
         return self._compile(args, kwargs, config, for_call=False)[0]
+
+    def lower(self, *args, config=None, **kwargs):
+        """The specialised program without a build: PyPTO's lower() runs the passes and
+        returns the IR, writing no artifact and touching no cache. Here: the translated
+        simulator program as a pypto.ir.Program (sample or signature mode, as compile)."""
+        self._check_entry()
+        kernel, decls = self._kernel()
+        host = self._func_type == "host"
+        config = as_run_config(config)
+        with self._lock:
+            spec = specialise(kernel, decls, args, kwargs, False, False)
+        devices = compiler.host_devices(config) if host else None
+        program, _ = compiler.translate(kernel, spec, "host" if host else "orchestration", None, devices)
+        return Program(program)
 
     def __call__(self, *args, config=None, **kwargs):
         """Compile on these arguments (sample mode) and run in place; returns None."""

@@ -73,6 +73,11 @@ NAMESPACE_ALIASES = {
     ("array", "update_element"): "array_update_element",
 }
 
+# pl.tile.X spellings whose meaning differs from pl.X: PyPTO's tile.matmul always gives the
+# Cube accumulator's dtype (FP32 for float operands, INT32 for integer ones), where the unified
+# pl.matmul on tensors gives out_dtype, else the operands' dtype.
+TILE_FORMS = {"matmul": "tile_matmul"}
+
 # Ops the frontend knows even before the op table has a row for them: `dim` folds to a
 # constant for static extents and is a runtime op only for pl.dynamic dims.
 FRONTEND_OPS = ("dim",)

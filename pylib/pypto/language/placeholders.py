@@ -50,12 +50,13 @@ def placeholder(name):
     return fn
 
 
-def _namespaced(namespace, name, kind, marker):
-    """The one placeholder of `pl.<namespace>.<name>`, recognised by its `marker` attribute."""
+def _namespaced(namespace, name, kind, marker, value=None):
+    """The one placeholder of `pl.<namespace>.<name>`, recognised by its `marker` attribute
+    (whose value is `value`, else `name`)."""
     key = namespace + "." + name
     if key not in _MADE:
         fn = _eager_guard(kind, key)
-        setattr(fn, marker, name)
+        setattr(fn, marker, value or name)
         _MADE[key] = fn
     return _MADE[key]
 
@@ -102,6 +103,8 @@ class Namespace:
             return placeholder(op) if op in op_table.OPS else None
         if attr in getattr(enums, "__all__", ()):
             return getattr(enums, attr)
+        if self._name == "tile" and attr in constructs.TILE_FORMS:
+            return _namespaced("tile", attr, "ops", "_pypto_op", constructs.TILE_FORMS[attr])
         alias = constructs.NAMESPACE_ALIASES.get((self._name, attr))
         if alias is not None and (alias in op_table.OPS or alias in constructs.FRONTEND_OPS):
             return placeholder(alias)
