@@ -25,6 +25,20 @@ TEST_CASE("matmul matches torch for fp32, with a_trans / b_trans") {
                        KernelError);
 }
 
+TEST_CASE("bf16 windows of larger tensors, transposed, accumulate in FP32 like the plain product") {
+  at::manual_seed(6);
+  // Tiles of larger tensors (row stride 40), as a kernel's loads give them; b_trans of an
+  // [N, K] window is a view whose rows are strided.
+  at::Tensor big_a = at::randn({8, 40}).to(at::kBFloat16), big_w = at::randn({24, 40}).to(at::kBFloat16);
+  at::Tensor a = big_a.narrow(1, 8, 16), w = big_w.narrow(0, 4, 12).narrow(1, 8, 16);
+  at::Tensor want = at::mm(a.to(at::kFloat), w.to(at::kFloat).t());
+  CHECK(same(call("matmul", {T(a), T(w)}, {{"b_trans", B(true)}, {"out_dtype", D("fp32")}}).tensor, want));
+  at::Tensor at_ = big_a.t().narrow(0, 8, 16);  // [K, M] with a_trans: lhs stored column by column
+  CHECK(same(call("matmul", {T(at_), T(w)}, {{"a_trans", B(true)}, {"b_trans", B(true)}, {"out_dtype", D("fp32")}})
+                 .tensor,
+             want));
+}
+
 TEST_CASE("a matmul's valid region is lhs's valid rows by rhs's valid columns") {
   at::manual_seed(5);
   at::Tensor a = at::randn({4, 6}), b = at::randn({3, 6});

@@ -131,14 +131,23 @@ class SingleThreadBlas {
   bool active_;
 };
 
+// A float operand as FP32. A transposed window (a_trans / b_trans of a tile of a larger
+// tensor) converts in its stored order and is transposed back as a view: converting the
+// transposed view itself gathers element by element, and gemm takes either layout.
+at::Tensor as_fp32(const at::Tensor& t) {
+  if (t.scalar_type() == at::kFloat) return t;
+  if (t.dim() == 2 && t.stride(0) == 1 && t.stride(1) != 1) return t.t().to(at::kFloat).t();
+  return t.to(at::kFloat);
+}
+
 // lhs @ rhs with FP32 (float operands) or INT32 (integer operands) accumulation, written
 // into `acc_out` (FP32 / INT32, result shape). `accumulate` adds to it instead.
 void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
   SingleThreadBlas single_thread;
   const bool two_d = o.lhs.dim() == 2 && o.rhs.dim() == 2;
   if (o.is_float) {
-    at::Tensor l = o.lhs.scalar_type() == at::kFloat ? o.lhs : o.lhs.to(at::kFloat);
-    at::Tensor r = o.rhs.scalar_type() == at::kFloat ? o.rhs : o.rhs.to(at::kFloat);
+    at::Tensor l = as_fp32(o.lhs);
+    at::Tensor r = as_fp32(o.rhs);
     if (two_d) {
       if (accumulate) at::addmm_out(acc_out, acc_out, l, r);
       else at::mm_out(acc_out, l, r);
