@@ -1,6 +1,7 @@
 #include "define_module.h"
 
 #include "artifact/compiled_meta.h"
+#include "report/junit_report.h"
 #include "run/host_overrides.h"
 #include "run/pipeline.h"
 #include "run/platforms.h"
@@ -39,6 +40,36 @@ std::optional<std::filesystem::path> optional_path(const py::handle& p) {
   return std::filesystem::path(py::str(py::module_::import("os").attr("fspath")(p)).cast<std::string>());
 }
 
+// The record of this thread's current (or last) golden.run, for the reports written when it
+// ends (report_run).
+RunRecord& thread_run_record() {
+  thread_local RunRecord record;
+  return record;
+}
+
+// golden.run has ended: with its result (error_type empty) or with the exception the script
+// gets (error_type its class name, error its message). Writes the reports asked for.
+void report_run(const std::string& script, const std::string& kernel, bool passed, const std::string& error,
+                const std::string& error_type, double seconds) {
+  RunRecord& r = thread_run_record();
+  if (r.kernel.empty()) r.kernel = kernel;
+  if (!error_type.empty()) {
+    r.passed = false;
+    r.error = error;
+    r.error_type = error_type;
+    r.seconds = seconds;
+  } else if (r.stages.empty()) {  // ended before the pipeline (an early refusal of golden.run)
+    r.passed = passed;
+    r.error = error;
+    r.seconds = seconds;
+  }
+  const char* junit = std::getenv("PYPTO_GOLDEN_JUNIT");
+  if (junit && *junit) {
+    py::gil_scoped_release release;
+    junit_append(std::filesystem::absolute(junit), script, r);
+  }
+}
+
 py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object config, double rtol,
               double atol, py::object compare_fn, bool compile_only, bool save_data, py::object runtime_dir,
               py::object golden_data) {
@@ -55,6 +86,7 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
   req.runtime_dir = optional_path(runtime_dir);
   req.golden_data = optional_path(golden_data);
   req.sink = write_line;
+  req.record = &thread_run_record();
   RunOutcome o = run_pipeline(req);
   py::object bench = o.bench ? py::object(bench_stats_dict(*o.bench)) : py::none();
   return py::make_tuple(o.passed, o.error ? py::cast(*o.error) : py::none(), o.execution_time,
@@ -200,6 +232,12 @@ void define_module(py::module_& m) {
         py::arg("atol"), py::arg("compare_fn"), py::arg("compile_only"), py::arg("save_data"),
         py::arg("runtime_dir"), py::arg("golden_data"),
         "Runs the harness pipeline; returns (passed, error, execution_time, work_dir, bench, validated).");
+  py::register_exception<JUnitFileError>(m, "ReportError", PyExc_RuntimeError);
+  m.def("reset_run_record", [] { thread_run_record() = RunRecord(); },
+        "Starts this thread's record of a golden.run (the reports of report_run).");
+  m.def("report_run", &report_run, py::arg("script"), py::arg("kernel"), py::arg("passed"), py::arg("error"),
+        py::arg("error_type"), py::arg("seconds"),
+        "Ends this thread's golden.run: writes the reports asked for (PYPTO_GOLDEN_JUNIT).");
   m.def("simulate", &simulate, py::arg("work_dir"), py::arg("args"), py::arg("platform") = "a2a3sim",
         py::arg("device_id") = 0, "Dispatches a simulator build in place.");
   m.def("allclose", &allclose, py::arg("name"), py::arg("actual"), py::arg("expected"), py::arg("rtol"),

@@ -50,7 +50,8 @@ bool option_value(const std::vector<std::string>& args, size_t& k, const std::st
 std::string usage_text() {
   return "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
          "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
-         "                    [--bench[=ROUNDS]] [--simulate] SCRIPT [SCRIPT ARGS...]\n"
+         "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE]\n"
+         "                    SCRIPT [SCRIPT ARGS...]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
          "that calls golden.run) in an embedded Python, with the native harness core.\n"
@@ -71,6 +72,8 @@ std::string usage_text() {
          "                  benchmark mode for this run (PYPTO_BENCH=1, PYPTO_BENCH_ROUNDS=ROUNDS)\n"
          "  --simulate      run -p a2a3 / -p a5 on their simulators, a2a3sim / a5sim\n"
          "                  (sets PYPTO_GOLDEN_SIMULATE=1)\n"
+         "  --junit FILE    add every run() to FILE as JUnit XML, a testsuite for the script\n"
+         "                  (sets PYPTO_GOLDEN_JUNIT)\n"
          "\n"
          "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
 }
@@ -137,6 +140,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     }
     if (a == "--save-data" || a == "--compile-only") {
       (a == "--save-data" ? o.save_data : o.compile_only) = true;
+      continue;
+    }
+    if (option_value(args, k, "--junit", value, missing)) {
+      if (missing || value.empty()) {
+        out.error = "--junit needs a file";
+        return out;
+      }
+      o.junit = value;
       continue;
     }
     const bool golden_data = option_value(args, k, "--golden-data", value, missing);

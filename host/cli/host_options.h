@@ -21,6 +21,7 @@ struct HostOptions {
   bool bench = false;               // --bench[=ROUNDS]: PYPTO_BENCH=1 for this run
   std::optional<int> bench_rounds;  //   and PYPTO_BENCH_ROUNDS=ROUNDS
   bool simulate = false;            // --simulate: PYPTO_GOLDEN_SIMULATE=1 for this run
+  std::optional<std::string> junit;  // --junit FILE: PYPTO_GOLDEN_JUNIT=FILE (made absolute)
   std::string script;
   std::vector<std::string> script_args;
 };

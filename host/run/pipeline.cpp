@@ -169,18 +169,28 @@ class WorkDirOnFailure {
 
 RunOutcome run_pipeline(const RunRequest& req) {
   const auto start = std::chrono::steady_clock::now();
-  StageLog log(req.sink);
+  RunRecord scratch;
+  RunRecord& record = req.record ? *req.record : scratch;
+  record = RunRecord();
+  StageLog log(req.sink, &record.stages);
   RunOutcome outcome;
   const WorkDirOnFailure name_work_dir(log, outcome);
   auto finish = [&](bool passed, std::optional<std::string> error) {
     outcome.passed = passed;
     outcome.error = std::move(error);
     outcome.execution_time = seconds_since(start);
+    record.passed = passed;
+    record.validated = outcome.validated;
+    record.error = outcome.error.value_or("");
+    record.seconds = outcome.execution_time;
+    record.work_dir = outcome.work_dir.value_or("");
     return outcome;
   };
 
+  record.kernel = kernel_name(req.fn, req.runtime_dir.value_or(std::filesystem::path()));
   std::vector<NativeSpec> specs = read_specs(req.specs);
   const std::string asked_platform = py::str(req.config.attr("platform"));
+  record.platform = asked_platform;
   const int device_id = py::int_(req.config.attr("device_id"));
   const std::string platform = dispatch_platform(asked_platform);
   if (platform != asked_platform)
@@ -209,6 +219,8 @@ RunOutcome run_pipeline(const RunRequest& req) {
                                : compile_kernel(req.fn, specs, req.config, log);
     });
     outcome.work_dir = kernel.work_dir.string();
+    record.kernel = kernel.name;
+    record.work_dir = *outcome.work_dir;
     check_compare_fn(req.compare_fn, specs, "kernel '" + kernel.name + "'");
     if (req.compile_only) {
       finish(true, std::nullopt);
@@ -289,6 +301,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
         report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol,
                                   unwritten_notes(unwritten, specs, host, expected), log);
       });
+      record.outputs = report.outputs;
       if (!report.passed) {
         if (!req.golden_data && draws_random_inputs(specs)) {
           const std::string seed = std::to_string(at::detail::getDefaultCPUGenerator().current_seed());

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bench/bench_stats.h"
+#include "report/run_record.h"
 #include "run/stage_log.h"
 
 #include <pybind11/pybind11.h>
@@ -25,6 +26,7 @@ struct RunRequest {
   std::optional<std::filesystem::path> runtime_dir;  // replay an existing build
   std::optional<std::filesystem::path> golden_data;  // replay inputs and goldens
   LineSink sink;
+  RunRecord* record = nullptr;  // when given, filled as the run goes (stages, outputs, end)
 };
 
 struct RunOutcome {

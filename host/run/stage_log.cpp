@@ -10,7 +10,7 @@
 
 namespace pypto_golden {
 
-StageLog::StageLog(LineSink sink) : sink_(std::move(sink)) {
+StageLog::StageLog(LineSink sink, std::vector<StageRecord>* stages) : sink_(std::move(sink)), stages_(stages) {
   if (!sink_) sink_ = [](const std::string& s) { std::cout << s << std::endl; };
 }
 
@@ -26,26 +26,33 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// "[RUN] <name> done (0.12s)" (or failed / interrupted), recorded for the reports too.
+void StageLog::ended(const std::string& name, std::chrono::steady_clock::time_point start, const char* status) const {
+  const double seconds = seconds_since(start);
+  if (stages_) stages_->push_back({name, seconds, status});
+  line("[RUN] " + name + " " + status + " (" + seconds_text(seconds) + "s)");
+}
+
 void StageLog::stage(const std::string& name, const std::function<void()>& body) const {
   line("[RUN] " + name + " ...");
   auto start = std::chrono::steady_clock::now();
   try {
     body();
   } catch (const sim::Interrupted&) {
-    line("[RUN] " + name + " interrupted (" + seconds_text(seconds_since(start)) + "s)");
+    ended(name, start, "interrupted");
     throw StageInterrupted(name, seconds_since(start));
   } catch (pybind11::error_already_set& e) {
     // Ctrl-C (or SIGTERM) while the stage ran Python: the script's compile, init_value,
     // golden_fn or comparator. The same stop as in native code.
     const bool interrupt = e.matches(PyExc_KeyboardInterrupt);
-    line("[RUN] " + name + (interrupt ? " interrupted (" : " failed (") + seconds_text(seconds_since(start)) + "s)");
+    ended(name, start, interrupt ? "interrupted" : "failed");
     if (interrupt) throw StageInterrupted(name, seconds_since(start));
     throw;
   } catch (...) {
-    line("[RUN] " + name + " failed (" + seconds_text(seconds_since(start)) + "s)");
+    ended(name, start, "failed");
     throw;
   }
-  line("[RUN] " + name + " done (" + seconds_text(seconds_since(start)) + "s)");
+  ended(name, start, "done");
 }
 
 }  // namespace pypto_golden

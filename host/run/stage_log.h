@@ -1,9 +1,12 @@
 // The harness's progress lines: "[RUN] compile ...", "[RUN] compile done (0.12s)", ...
 #pragma once
 
+#include "report/run_record.h"
+
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace pypto_golden {
 
@@ -13,7 +16,8 @@ using LineSink = std::function<void(const std::string& line)>;
 
 class StageLog {
  public:
-  explicit StageLog(LineSink sink);
+  // `stages`, when given, gets one record per stage as it ends (for the run's reports).
+  explicit StageLog(LineSink sink, std::vector<StageRecord>* stages = nullptr);
   void line(const std::string& text) const;  // one line, "\n" added
 
   // Runs `body` between "[RUN] <name> ..." and "[RUN] <name> done (X.XXs)". If body throws,
@@ -21,7 +25,10 @@ class StageLog {
   void stage(const std::string& name, const std::function<void()>& body) const;
 
  private:
+  void ended(const std::string& name, std::chrono::steady_clock::time_point start, const char* status) const;
+
   LineSink sink_;
+  std::vector<StageRecord>* stages_;
 };
 
 // "1.23" for 1.234 seconds.

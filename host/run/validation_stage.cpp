@@ -118,11 +118,13 @@ ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const st
     }
     const std::string text = shape_dtype_text(actual);
     log.line(output_line(s.name, r.passed, text, label));
+    report.outputs.push_back({s.name, r.passed, text, label.value_or(""), ""});
     if (!r.passed) {
       failed.push_back(s.name);
       blocks.push_back(output_failure_text(s.name, label, text, r.detail));
       auto note = notes.find(s.name);
       if (note != notes.end()) blocks.back() += "\n" + note->second;
+      report.outputs.back().detail = blocks.back();
     }
   }
   if (!failed.empty()) {

@@ -1,6 +1,7 @@
 // The validate stage: every Out / InOut tensor against its golden, one report for all.
 #pragma once
 
+#include "report/run_record.h"
 #include "run/native_spec.h"
 #include "run/stage_log.h"
 
@@ -16,6 +17,7 @@ namespace pypto_golden {
 struct ValidationReport {
   bool passed = true;
   std::string error;  // "Output(s) does not match golden: ['y']\n<details>" when failed
+  std::vector<OutputRecord> outputs;  // each output's verdict, in spec order
 };
 
 // Every compare_fn key must name an Out / InOut tensor of the specs (directions stamped);

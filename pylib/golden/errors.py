@@ -9,6 +9,7 @@ KernelError = native.KernelError  # the kernel failed on the simulator, with fil
 ArgumentError = native.ArgumentError  # dispatch arguments that do not fit (ValueError)
 DeviceUnavailableError = native.DeviceUnavailableError  # hardware platform without hardware
 GoldenError = native.GoldenError  # golden_fn left an output that is not a tensor
+ReportError = native.ReportError  # a report asked for (--junit FILE) could not be written (RuntimeError)
 
 # Specs that do not fit the kernel's signature are found by the JIT while it specialises
 # (pypto's KernelArgumentError, a TypeError, and KernelArgumentMismatchError, a ValueError).
@@ -43,6 +44,6 @@ def as_spec_error(error):
 
 # Tracebacks should name the class where users import it from.
 for _cls in (SpecError, ArtifactError, ProgramError, KernelError, ArgumentError, DeviceUnavailableError, GoldenError,
-             SpecArgumentError, SpecArgumentMismatchError):
+             ReportError, SpecArgumentError, SpecArgumentMismatchError):
     _cls.__module__ = "golden"
 del _cls

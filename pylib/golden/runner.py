@@ -3,6 +3,9 @@
 The stages run in the native core; this module only normalises the arguments.
 """
 
+import functools
+import os
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +36,30 @@ def _run_config(config):
     return RunConfig(**fields), log_level
 
 
+def _reported(body):
+    """golden.run around its body: the run's reports (--junit) are written when it ends, with
+    its result or with the exception it raises (Ctrl-C included)."""
+    @functools.wraps(body)
+    def run(*args, **kwargs):
+        started = time.perf_counter()
+        native.reset_run_record()
+        try:
+            result = body(*args, **kwargs)
+        except BaseException as e:
+            _report(args, kwargs, False, str(e), type(e).__name__, time.perf_counter() - started)
+            raise
+        _report(args, kwargs, result.passed, result.error or "", "", result.execution_time)
+        return result
+    return run
+
+
+def _report(args, kwargs, passed, error, error_type, seconds):
+    fn = args[0] if args else kwargs.get("fn", kwargs.get("program"))
+    script = os.path.basename(getattr(sys.modules.get("__main__"), "__file__", None) or sys.argv[0] or "<script>")
+    native.report_run(script, getattr(fn, "__name__", "") or "", bool(passed), error, error_type, seconds)
+
+
+@_reported
 def run(
     fn=None,
     specs=None,

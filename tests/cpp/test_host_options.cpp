@@ -42,6 +42,13 @@ TEST_CASE("--simulate is a host option; after the script it is the script's") {
   CHECK_FALSE(parse_command_line({"k.py", "--simulate"}).options.simulate);
 }
 
+TEST_CASE("--junit FILE and --junit=FILE") {
+  CHECK(*parse_command_line({"--junit", "r.xml", "k.py"}).options.junit == "r.xml");
+  CHECK(*parse_command_line({"--junit=out/r.xml", "k.py"}).options.junit == "out/r.xml");
+  CHECK(parse_command_line({"--junit="}).error == "--junit needs a file");
+  CHECK_FALSE(parse_command_line({"k.py", "--junit", "r.xml"}).options.junit);
+}
+
 TEST_CASE("usage errors") {
   CHECK(parse_command_line({}).error == "no script given");
   CHECK(parse_command_line({"--bogus", "k.py"}).error ==

@@ -23,7 +23,8 @@ def test_help(host):
     assert proc.stdout.startswith(
         "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
         "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
-        "                    [--bench[=ROUNDS]] [--simulate] SCRIPT [SCRIPT ARGS...]\n")
+        "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE]\n"
+        "                    SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
                    "--seed N        seed torch's generator and Python's random before the script\n"
                    "                  (sets PYPTO_GOLDEN_SEED): the same random inputs every run",
@@ -51,6 +52,7 @@ def test_version(host):
         (["--seed", "1e3", "k.py"], "--seed must be an integer from 0 to 2**64 - 1, got '1e3'"),
         (["--golden-data"], "--golden-data needs a directory"),
         (["--runtime-dir="], "--runtime-dir needs a directory"),
+        (["--junit"], "--junit needs a file"),
     ],
 )
 def test_usage_errors_exit_2(host, args, message):
