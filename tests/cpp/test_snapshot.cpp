@@ -78,4 +78,8 @@ TEST_CASE("a pickle's claimed lengths are checked against its size before torch 
   CHECK_FALSE(problem("\x80\x02.X\xff\xff\xff\xff"s).has_value());
   CHECK_FALSE(problem("\x80\x02\xffX\xff\xff\xff\xff"s).has_value());
   CHECK_FALSE(problem("\x80\x02X\x01"s).has_value());  // truncated count: the unpickler's message
+  // A memo index the unpickler would grow its memo table to (a fuzz finding: 2.8 GB).
+  CHECK_FALSE(problem("\x80\x02N\x72\x05\x00\x00\x00."s).has_value());
+  CHECK(problem("\x80\x02N\x72\x00\x00\x00\x0a."s) ==
+        std::optional<std::string>("a memo index of 167772160 at byte 3 of a 9-byte pickle"));
 }

@@ -202,13 +202,17 @@ def archive_with_pickle(path, pickle):
         (lambda p: archive_with_pickle(p, b"\x80\x02X" + (1500000000).to_bytes(4, "little") + b"abc."),
          "is not a readable torch tensor file (its pickle claims a string of 1500000000 bytes at byte 2 of a "
          "11-byte pickle)"),
+        # A fuzz finding: a memo index the unpickler grows its memo table to (2.8 GB).
+        (lambda p: archive_with_pickle(p, b"\x80\x02N\x72" + (174417761).to_bytes(4, "little") + b"."),
+         "is not a readable torch tensor file (its pickle claims a memo index of 174417761 at byte 3 of a "
+         "9-byte pickle)"),
         # A fuzz finding: an UInt1Storage gave a tensor torch itself cannot copy.
         (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-uint1-storage.pt", p),
          "is not a readable torch tensor file (its storage is of dtype UInt1, which torch.save never writes in this "
          "form)"),
     ],
     ids=["empty", "random-bytes", "2GiB-of-zeros", "directory", "fifo", "dict", "pickle-claiming-gigabytes",
-         "uint1-storage"],
+         "pickle-memo-index", "uint1-storage"],
 )
 def test_a_hostile_snapshot_file(host, saved, make, problem):
     path = saved / "data/in/x.pt"
