@@ -1,5 +1,6 @@
 #include "run/stage_log.h"
 
+#include "run/progress_line.h"
 #include "run/run_errors.h"
 #include "sim/kernel_error.h"
 
@@ -36,22 +37,27 @@ void StageLog::ended(const std::string& name, std::chrono::steady_clock::time_po
 void StageLog::stage(const std::string& name, const std::function<void()>& body) const {
   line("[RUN] " + name + " ...");
   auto start = std::chrono::steady_clock::now();
+  ProgressLine progress(name);  // erased (stop) before the stage's end line
   try {
     body();
   } catch (const sim::Interrupted&) {
+    progress.stop();
     ended(name, start, "interrupted");
     throw StageInterrupted(name, seconds_since(start));
   } catch (pybind11::error_already_set& e) {
     // Ctrl-C (or SIGTERM) while the stage ran Python: the script's compile, init_value,
     // golden_fn or comparator. The same stop as in native code.
+    progress.stop();
     const bool interrupt = e.matches(PyExc_KeyboardInterrupt);
     ended(name, start, interrupt ? "interrupted" : "failed");
     if (interrupt) throw StageInterrupted(name, seconds_since(start));
     throw;
   } catch (...) {
+    progress.stop();
     ended(name, start, "failed");
     throw;
   }
+  progress.stop();
   ended(name, start, "done");
 }
 

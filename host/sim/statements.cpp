@@ -5,6 +5,7 @@
 #include "sim/expressions.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
+#include "sim/task_progress.h"
 #include "tensor/python_repr.h"
 
 #include <c10/util/Exception.h>
@@ -31,6 +32,11 @@ std::string loop_context(const Frame& frame) {
 }
 
 }  // namespace
+
+void AtStmt::exec(Frame& frame) const {
+  run_block(body_, frame);
+  count_task(frame.device ? frame.device->id() : 0);
+}
 
 void Stmt::run(Frame& frame) const {
   try {

@@ -78,7 +78,7 @@ class AtStmt : public Stmt {
       : Stmt(line), name_(std::move(name)), body_(std::move(body)) {}
 
  protected:
-  void exec(Frame& frame) const override { run_block(body_, frame); }
+  void exec(Frame& frame) const override;
 
  private:
   std::string name_;
