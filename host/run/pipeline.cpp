@@ -1,5 +1,6 @@
 #include "run/pipeline.h"
 
+#include "report/dfx_outputs.h"
 #include "run/benchmark_stage.h"
 #include "run/golden_stage.h"
 #include "run/kernel_compile.h"
@@ -88,7 +89,8 @@ bool draws_random_inputs(const std::vector<NativeSpec>& specs) {
 // kernel leaves set is worth a warning.
 std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
                                                  std::vector<at::Tensor>& host, const std::string& kernel,
-                                                 bool persistent, const StageLog& log) {
+                                                 bool persistent, const StageLog& log,
+                                                 sim::TaskRecorder* recorder) {
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;
@@ -113,7 +115,9 @@ std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, c
   sim::DispatchReport report;
   {
     py::gil_scoped_release release;
-    report = sim::dispatch(session, args);
+    sim::DispatchOptions options;
+    options.recorder = recorder;
+    report = sim::dispatch(session, args, options);
   }
   for (size_t k = 0; k < specs.size(); ++k)
     if (args[k].hand_over) host[k] = report.outputs[k];
@@ -128,6 +132,15 @@ std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, c
              "consumed (pld.system.notify(..., value=0, op=pld.NotifyOp.Set)), or wait for a per-launch count "
              "(a stepped scalar)");
   return std::move(report.unwritten_outputs);
+}
+
+// The DFX outputs RunConfig asks for that the simulator writes (the chip swimlane, scope
+// statistics); the level of enable_chip_swimlane is PyPTO's 0..4.
+DfxRun dfx_request(const py::handle& config) {
+  DfxRun dfx;
+  dfx.swimlane_level = py::int_(py::getattr(config, "enable_chip_swimlane", py::int_(0)));
+  dfx.scope_stats = py::bool_(py::getattr(config, "enable_scope_stats", py::bool_(false)));
+  return dfx;
 }
 
 // A session on the device, waiting for it without the GIL: another run's thread may hold
@@ -279,7 +292,17 @@ RunOutcome run_pipeline(const RunRequest& req) {
       if (req.runtime_dir) warn_specialised_scalars(program->entry(), specs, kernel.work_dir, log);
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
-      unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log);
+      DfxRun dfx = dfx_request(req.config);
+      std::optional<sim::TaskRecorder> recorder;
+      if (dfx.swimlane_level > 0 || dfx.scope_stats) recorder.emplace();
+      unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
+      if (recorder) {
+        dfx.kernel = kernel.name;
+        dfx.source_file = program->source_file;
+        dfx.platform = asked_platform;
+        for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, recorder->tasks()))
+          log.line("[RUN]   dfx: " + path.string());
+      }
     });
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);

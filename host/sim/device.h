@@ -17,6 +17,7 @@
 namespace pypto_golden::sim {
 
 class CommDomain;
+class TaskRecorder;
 
 struct DeviceOptions {
   int threads = 1;        // PYPTO_SIM_THREADS
@@ -96,6 +97,10 @@ class Device {
   CommDomain* comm() const { return comm_; }
   int rank() const { return rank_; }
 
+  // While a dispatch records its tasks (the chip swimlane): where they go; null otherwise.
+  void set_recorder(TaskRecorder* recorder) { recorder_ = recorder; }
+  TaskRecorder* recorder() const { return recorder_; }
+
  private:
   int id_;
   // Copies or fills large buffers on the device's own workers (not torch's thread pool,
@@ -106,6 +111,7 @@ class Device {
   void for_each_chunk(size_t bytes, const std::function<void(size_t, size_t)>& body);
 
   DeviceOptions options_;
+  TaskRecorder* recorder_ = nullptr;
   ThreadPool pool_;
   std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};

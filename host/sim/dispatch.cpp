@@ -90,6 +90,11 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
 
   {
     InterruptScope interrupt_scope;
+    struct Recording {  // the recorder is the device's for this dispatch only
+      Device& device;
+      Recording(Device& d, TaskRecorder* r) : device(d) { device.set_recorder(r); }
+      ~Recording() { device.set_recorder(nullptr); }
+    } recording(device, options.recorder);
     run_block(fn.body, frame);
     if (domain) domain->join();  // the frontend ends a host program with a join; any program waits here
   }

@@ -46,6 +46,8 @@ struct DispatchOptions {
   // Count the elements of each pure Out parameter the kernel never wrote (they still hold
   // the poison pattern; not for bool outputs, whose poison is a value).
   bool find_unwritten = true;
+  // Records every task the dispatch runs on `device` (the chip swimlane); none when null.
+  TaskRecorder* recorder = nullptr;
 };
 
 // A pure Out parameter the kernel left partly unwritten.

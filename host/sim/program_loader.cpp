@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -105,10 +106,28 @@ class Loader {
     return s;
   }
 
+  // A region's task name, as PyPTO's outliner names the InCore function it becomes (and as
+  // pypto.ir.Program lists it): its name_hint, else <function>_incore_<n> counting the
+  // function's regions in program order; a name taken already gets _1, _2, ...
+  std::string outlined_name(const std::string& hint) {
+    std::string name = hint.empty() ? function_name_ + "_incore_" + std::to_string(regions_) : hint;
+    ++regions_;
+    if (taken_.count(name)) {
+      int n = 1;
+      while (taken_.count(name + "_" + std::to_string(n))) ++n;
+      name += "_" + std::to_string(n);
+    }
+    taken_.insert(name);
+    return name;
+  }
+
   std::unique_ptr<Function> function(const json& f, const std::string& source_file) {
     auto fn = std::make_unique<Function>();
     fn->source_file = source_file;
     fn->name = str(need(f, "name"), "name");
+    function_name_ = fn->name;
+    regions_ = 0;
+    taken_ = {fn->name};
     fn->line = line(f);
     fn->host = f.value("level", std::string()) == "host";
     where_ = "function '" + fn->name + "': ";
@@ -165,7 +184,8 @@ class Loader {
     }
     if (kind == "at") {
       const json& name = s.contains("name") ? s["name"] : json();
-      return std::make_unique<AtStmt>(line, name.is_string() ? name.get<std::string>() : "", block(need(s, "body")));
+      std::string named = outlined_name(name.is_string() ? name.get<std::string>() : "");
+      return std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")));
     }
     if (kind == "assign") return std::make_unique<AssignStmt>(line, slot(need(s, "slot")), expr(need(s, "value")));
     if (kind == "unpack") {
@@ -302,6 +322,9 @@ class Loader {
   int depth_ = 0;
   int num_slots_ = 0;
   std::vector<std::string> slot_names_;
+  std::string function_name_;  // of the function being read
+  int regions_ = 0;            // its pl.at regions so far
+  std::set<std::string> taken_;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
 #include "sim/task_progress.h"
+#include "sim/task_recorder.h"
 #include "tensor/python_repr.h"
 
 #include <c10/util/Exception.h>
@@ -34,8 +35,25 @@ std::string loop_context(const Frame& frame) {
 }  // namespace
 
 void AtStmt::exec(Frame& frame) const {
-  run_block(body_, frame);
-  count_task(frame.device ? frame.device->id() : 0);
+  const int device = frame.device ? frame.device->id() : 0;
+  TaskRecorder* recorder = frame.device ? frame.device->recorder() : nullptr;
+  if (!recorder) {
+    run_block(body_, frame);
+    count_task(device);
+    return;
+  }
+  thread_local int depth = 0;  // regions nested in one on this thread
+  const int64_t start = recorder->now_ns();
+  struct Nest {
+    Nest() { ++depth; }
+    ~Nest() { --depth; }
+  };
+  {
+    Nest nest;
+    run_block(body_, frame);
+  }
+  recorder->record(name_, line(), device, start, depth);
+  count_task(device);
 }
 
 void Stmt::run(Frame& frame) const {
