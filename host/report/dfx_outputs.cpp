@@ -28,7 +28,7 @@ json records(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
   json list = json::array();
   for (size_t k = 0; k < tasks.size(); ++k) {
     const auto& t = tasks[k];
-    list.push_back({{"task_id", k}, {"func_name", t.name}, {"device", t.device}, {"worker", t.lane},
+    list.push_back({{"task_id", k}, {"func_name", *t.name}, {"device", t.device}, {"worker", t.lane},
                     {"start_us", us(t.start_ns)}, {"end_us", us(t.end_ns)}, {"source", where(run, t.line)},
                     {"depth", t.depth}});
   }
@@ -56,7 +56,7 @@ json trace(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
                       {"args", {{"name", "worker " + std::to_string(lane)}}}});
   for (size_t k = 0; k < tasks.size(); ++k) {
     const auto& t = tasks[k];
-    events.push_back({{"name", t.name}, {"cat", "task"}, {"ph", "X"}, {"ts", us(t.start_ns)},
+    events.push_back({{"name", *t.name}, {"cat", "task"}, {"ph", "X"}, {"ts", us(t.start_ns)},
                       {"dur", us(t.end_ns - t.start_ns)}, {"pid", t.device}, {"tid", t.lane},
                       {"args", {{"task_id", k}, {"source", where(run, t.line)}}}});
   }
@@ -73,8 +73,8 @@ std::string scope_stats(const DfxRun& run, const std::vector<sim::TaskRecord>& t
   std::map<std::string, Stats> by_name;
   std::vector<std::string> order;
   for (const auto& t : tasks) {
-    auto [it, fresh] = by_name.try_emplace(t.name);
-    if (fresh) order.push_back(t.name);
+    auto [it, fresh] = by_name.try_emplace(*t.name);
+    if (fresh) order.push_back(*t.name);
     Stats& s = it->second;
     const int64_t d = t.end_ns - t.start_ns;
     s.line = t.line;

@@ -286,24 +286,25 @@ RunOutcome run_pipeline(const RunRequest& req) {
     std::shared_ptr<sim::Device> device;
     std::unique_ptr<sim::DispatchSession> session;
     std::vector<sim::UnwrittenOutput> unwritten;
+    DfxRun dfx = dfx_request(req.config);
+    std::optional<sim::TaskRecorder> recorder;
     log.stage("runtime", [&] {
       program = sim::load_program_cached(kernel.work_dir);
       check_residents(specs, program->devices);
       if (req.runtime_dir) warn_specialised_scalars(program->entry(), specs, kernel.work_dir, log);
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
-      DfxRun dfx = dfx_request(req.config);
-      std::optional<sim::TaskRecorder> recorder;
       if (dfx.swimlane_level > 0 || dfx.scope_stats) recorder.emplace();
       unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
-      if (recorder) {
-        dfx.kernel = kernel.name;
-        dfx.source_file = program->source_file;
-        dfx.platform = asked_platform;
-        for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, recorder->tasks()))
-          log.line("[RUN]   dfx: " + path.string());
-      }
     });
+    // Written after the stage, so its time is the dispatch's alone.
+    if (recorder) {
+      dfx.kernel = kernel.name;
+      dfx.source_file = program->source_file;
+      dfx.platform = asked_platform;
+      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, recorder->tasks()))
+        log.line("[RUN]   dfx: " + path.string());
+    }
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
     if (benchmark)
