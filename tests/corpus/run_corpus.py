@@ -98,9 +98,26 @@ def telling_line(output, work=None):
     return lines[-1] if lines else ""
 
 
-def outside_reason(output, config_source=""):
+def machine_gib():
+    """This machine's memory (MemTotal), in GiB."""
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) / (1 << 20)
+    return float("inf")
+
+
+def outside_reason(output, config_source="", memory_gib=None):
     """Why a script cannot pass here for a reason outside pypto-golden, or "". config_source:
-    the text of the config.py beside the script, whose classes are its config objects."""
+    the text of the config.py beside the script, whose classes are its config objects;
+    memory_gib: this machine's memory (default: read from /proc/meminfo)."""
+    m = re.search(r"not enough memory for this run: its tensors need at least ([\d.]+) GiB", output) or \
+        re.search(r"not enough memory for this run: TensorSpec '[^']*': its init_value callable tried to allocate "
+                  r"([\d.]+) GiB", output)
+    if m:
+        have = machine_gib() if memory_gib is None else memory_gib
+        if float(m.group(1)) > have:
+            return "it needs at least %s GiB, more than this machine's %.1f GiB of memory" % (m.group(1), have)
     if re.search(r"argument -p/--platform: invalid choice: 'a2a3sim'", output):
         return "its argparse refuses -p a2a3sim"
     m = re.search(r"'(\w+)' is a @pl.jit.extern kernel: hand-written device C\+\+", output)

@@ -88,6 +88,15 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert run_corpus.outside_reason(overrun) == (
         "its kernel writes a (8, 128) tile into a (64, 1, 16, 128) tensor past axis 2's end: PyPTO's tile.store "
         "puts a lower-rank tile on the trailing axes, where it overruns too (a kernel bug)")
+    refused = ("[RUN] FAIL: not enough memory for this run: its tensors need at least 86.6 GiB (83.4 GiB of In "
+               "tensors, held once, ...) but 17.7 GiB is available")
+    assert run_corpus.outside_reason(refused, memory_gib=23.4) == (
+        "it needs at least 86.6 GiB, more than this machine's 23.4 GiB of memory")
+    assert run_corpus.outside_reason(refused.replace("86.6", "20.1"), memory_gib=23.4) == ""  # fits: ours to fix
+    init = ("not enough memory for this run: TensorSpec 'w': its init_value callable tried to allocate 120.1 GiB "
+            "and the allocator refused")
+    assert run_corpus.outside_reason(init, memory_gib=23.4) == (
+        "it needs at least 120.1 GiB, more than this machine's 23.4 GiB of memory")
     # The same overrun by a source of the target's rank is not explained away.
     assert run_corpus.outside_reason("pl.assemble: the write is outside the target: axis 0 gets [3:5] but the "
                                      "extent is 4 (target shape (4, 6), source shape (2, 3))") == ""
