@@ -68,7 +68,8 @@ def main():
             off.append(runtime(0))
             on.append(runtime(4))
     m_off, m_on = statistics.median(off), statistics.median(on)
-    print("dispatch of %d one-region tasks: swimlane off median %.3f s, level 4 median %.3f s" % (args.tasks, m_off, m_on))
+    print("dispatch of %d one-region tasks: swimlane off median %.3f s, level 4 median %.3f s"
+          % (args.tasks, m_off, m_on))
     print("recording cost: on / off = %.3f (target <= 1.05)" % (m_on / m_off))
 
 
