@@ -1,6 +1,7 @@
 #include "define_module.h"
 
 #include "artifact/compiled_meta.h"
+#include "report/html_report.h"
 #include "report/junit_report.h"
 #include "run/host_overrides.h"
 #include "run/pipeline.h"
@@ -67,6 +68,11 @@ void report_run(const std::string& script, const std::string& kernel, bool passe
   if (junit && *junit) {
     py::gil_scoped_release release;
     junit_append(std::filesystem::absolute(junit), script, r);
+  }
+  const char* html = std::getenv("PYPTO_GOLDEN_REPORT");
+  if (html && *html) {
+    py::gil_scoped_release release;
+    html_report_append(std::filesystem::absolute(html), script, r);
   }
 }
 
@@ -232,7 +238,7 @@ void define_module(py::module_& m) {
         py::arg("atol"), py::arg("compare_fn"), py::arg("compile_only"), py::arg("save_data"),
         py::arg("runtime_dir"), py::arg("golden_data"),
         "Runs the harness pipeline; returns (passed, error, execution_time, work_dir, bench, validated).");
-  py::register_exception<JUnitFileError>(m, "ReportError", PyExc_RuntimeError);
+  py::register_exception<ReportFileError>(m, "ReportError", PyExc_RuntimeError);
   m.def("reset_run_record", [] { thread_run_record() = RunRecord(); },
         "Starts this thread's record of a golden.run (the reports of report_run).");
   m.def("report_run", &report_run, py::arg("script"), py::arg("kernel"), py::arg("passed"), py::arg("error"),

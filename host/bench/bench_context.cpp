@@ -14,13 +14,17 @@
 namespace pypto_golden {
 namespace {
 
-std::string utc_now_iso8601() {
+}  // namespace
+
+std::string clock_text(const char* format, bool utc) {
   const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
+  std::tm tm{};
+  if (utc)
+    gmtime_r(&now, &tm);
+  else
+    localtime_r(&now, &tm);
+  char buf[64];
+  return std::string(buf, std::strftime(buf, sizeof buf, format, &tm));
 }
 
 std::string host_name() {
@@ -29,11 +33,9 @@ std::string host_name() {
   return buf;
 }
 
-}  // namespace
-
 BenchContext current_bench_context(int sim_threads) {
   BenchContext c;
-  c.date = utc_now_iso8601();
+  c.date = clock_text("%Y-%m-%dT%H:%M:%SZ", true);
   c.host_name = host_name();
   c.num_cpus = static_cast<int>(std::thread::hardware_concurrency());
   c.sim_threads = sim_threads;

@@ -17,6 +17,12 @@ struct BenchContext {
   std::string pypto_golden_version;
 };
 
+// Now, formatted by strftime's `format`, in UTC or local time.
+std::string clock_text(const char* format, bool utc);
+
+// This machine's name (gethostname); empty when it has none.
+std::string host_name();
+
 // This process's context now; `sim_threads` is the benchmarked device's pool size.
 BenchContext current_bench_context(int sim_threads);
 

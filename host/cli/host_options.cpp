@@ -50,7 +50,7 @@ bool option_value(const std::vector<std::string>& args, size_t& k, const std::st
 std::string usage_text() {
   return "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
          "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
-         "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE]\n"
+         "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
          "                    SCRIPT [SCRIPT ARGS...]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
@@ -74,6 +74,8 @@ std::string usage_text() {
          "                  (sets PYPTO_GOLDEN_SIMULATE=1)\n"
          "  --junit FILE    add every run() to FILE as JUnit XML, a testsuite for the script\n"
          "                  (sets PYPTO_GOLDEN_JUNIT)\n"
+         "  --report DIR    write DIR/report.html: every run() with its stages, verdicts and\n"
+         "                  pictures of the failing outputs (sets PYPTO_GOLDEN_REPORT)\n"
          "\n"
          "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
 }
@@ -148,6 +150,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
       }
       o.junit = value;
+      continue;
+    }
+    if (option_value(args, k, "--report", value, missing)) {
+      if (missing || value.empty()) {
+        out.error = "--report needs a directory";
+        return out;
+      }
+      o.report = value;
       continue;
     }
     const bool golden_data = option_value(args, k, "--golden-data", value, missing);

@@ -22,6 +22,7 @@ struct HostOptions {
   std::optional<int> bench_rounds;  //   and PYPTO_BENCH_ROUNDS=ROUNDS
   bool simulate = false;            // --simulate: PYPTO_GOLDEN_SIMULATE=1 for this run
   std::optional<std::string> junit;  // --junit FILE: PYPTO_GOLDEN_JUNIT=FILE (made absolute)
+  std::optional<std::string> report;  // --report DIR: PYPTO_GOLDEN_REPORT=DIR (made absolute)
   std::string script;
   std::vector<std::string> script_args;
 };

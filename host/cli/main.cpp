@@ -70,6 +70,8 @@ int main(int argc, char** argv) {
   if (cl.options.runtime_dir) overrides.runtime_dir = fs::absolute(*cl.options.runtime_dir).lexically_normal().string();
   if (cl.options.junit)
     setenv("PYPTO_GOLDEN_JUNIT", fs::absolute(*cl.options.junit).lexically_normal().string().c_str(), 1);
+  if (cl.options.report)
+    setenv("PYPTO_GOLDEN_REPORT", fs::absolute(*cl.options.report).lexically_normal().string().c_str(), 1);
   if (cl.options.bench) setenv("PYPTO_BENCH", "1", 1);
   if (cl.options.simulate) setenv("PYPTO_GOLDEN_SIMULATE", "1", 1);
   if (cl.options.bench_rounds) setenv("PYPTO_BENCH_ROUNDS", std::to_string(*cl.options.bench_rounds).c_str(), 1);

@@ -1,10 +1,14 @@
 #include "report/dfx_outputs.h"
 
+#include "report/task_graph.h"
 #include "snapshot/atomic_file.h"
+#include "snapshot/tensor_file.h"
+#include "tensor/dtype_names.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -15,8 +19,8 @@ using nlohmann::json;
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-void write_json(const std::filesystem::path& path, const json& doc, bool lines = false) {
-  const std::string text = lines ? doc.get<std::string>() : doc.dump(1) + "\n";
+void write_json(const std::filesystem::path& path, const json& doc) {
+  const std::string text = doc.dump(1) + "\n";
   write_file_atomically(path, [&](int fd) { write_all(fd, text.data(), text.size(), path); });
 }
 
@@ -24,13 +28,41 @@ std::string where(const DfxRun& run, int line) {
   return std::filesystem::path(run.source_file).filename().string() + ":" + std::to_string(line);
 }
 
-json records(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
+// What the tasks ran on and the graph between them.
+struct Recorded {
+  std::vector<sim::TaskRecord> tasks;
+  std::vector<sim::RecordedTensor> tensors;
+  std::vector<TaskEdge> edges;
+};
+
+// "FP32": a dtype as the DSL spells it (pl.FP32).
+std::string dtype_name(c10::ScalarType t) {
+  std::string name = pypto_name(t);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// A window as deps.json gives a task's argument: the strided view of its tensor.
+json window_json(const sim::TaskWindow& w, const Recorded& rec) {
+  const auto& t = rec.tensors[static_cast<size_t>(w.tensor)];
+  return {{"type", w.write ? "OUTPUT" : "INPUT"}, {"tensor_id", w.tensor}, {"tensor", t.name},
+          {"dtype", dtype_name(t.dtype)}, {"shape", w.shape}, {"start_offset", w.start_offset},
+          {"strides", w.strides}};
+}
+
+json records(const DfxRun& run, const Recorded& rec) {
+  const auto& tasks = rec.tasks;
   json list = json::array();
   for (size_t k = 0; k < tasks.size(); ++k) {
     const auto& t = tasks[k];
     list.push_back({{"task_id", k}, {"func_name", *t.name}, {"device", t.device}, {"worker", t.lane},
                     {"start_us", us(t.start_ns)}, {"end_us", us(t.end_ns)}, {"source", where(run, t.line)},
                     {"depth", t.depth}});
+    if (run.dep_gen) {
+      json windows = json::array();
+      for (const auto& w : t.windows) windows.push_back(window_json(w, rec));
+      list.back()["windows"] = windows;
+    }
   }
   return {{"format", "pypto-golden-chip-swimlane"}, {"version", 1}, {"kernel", run.kernel},
           {"platform", run.platform}, {"level", run.swimlane_level}, {"source_file", run.source_file},
@@ -40,7 +72,8 @@ json records(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
 // Chrome's trace-event format: a process per device, a thread per worker lane, a complete
 // ("X") slice per task; a region nested in another on one lane lies inside it in time, so
 // the viewer nests the slices.
-json trace(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
+json trace(const DfxRun& run, const Recorded& rec) {
+  const auto& tasks = rec.tasks;
   json events = json::array();
   std::set<std::pair<int, int>> lanes;
   std::set<int> devices;
@@ -60,12 +93,23 @@ json trace(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
                       {"dur", us(t.end_ns - t.start_ns)}, {"pid", t.device}, {"tid", t.lane},
                       {"args", {{"task_id", k}, {"source", where(run, t.line)}}}});
   }
+  // A flow arrow per dependency, from inside the predecessor's slice to the successor's.
+  for (size_t e = 0; e < rec.edges.size(); ++e) {
+    const auto& p = tasks[rec.edges[e].pred];
+    const auto& s = tasks[rec.edges[e].succ];
+    const std::string name = rec.tensors[static_cast<size_t>(rec.edges[e].tensor)].name;
+    events.push_back({{"name", name}, {"cat", "dep"}, {"ph", "s"}, {"id", e}, {"ts", us(p.start_ns)},
+                      {"pid", p.device}, {"tid", p.lane}});
+    events.push_back({{"name", name}, {"cat", "dep"}, {"ph", "f"}, {"bp", "e"}, {"id", e}, {"ts", us(s.start_ns)},
+                      {"pid", s.device}, {"tid", s.lane}});
+  }
   return {{"traceEvents", events}, {"displayTimeUnit", "ns"},
           {"otherData", {{"kernel", run.kernel}, {"platform", run.platform}, {"level", run.swimlane_level}}}};
 }
 
 // One JSON object per line per scope (a region's name): how often it ran and how long.
-std::string scope_stats(const DfxRun& run, const std::vector<sim::TaskRecord>& tasks) {
+std::string scope_stats(const DfxRun& run, const Recorded& rec) {
+  const auto& tasks = rec.tasks;
   struct Stats {
     int line = 0;
     int64_t count = 0, total = 0, min = INT64_MAX, max = 0;
@@ -94,20 +138,152 @@ std::string scope_stats(const DfxRun& run, const std::vector<sim::TaskRecord>& t
   return out;
 }
 
+// deps.json: the tasks with the windows they touched, the tensors, the edges (the fields
+// PyPTO's dep_gen writes, where the simulator has them).
+json deps(const DfxRun& run, const Recorded& rec) {
+  json tasks = json::array();
+  for (size_t k = 0; k < rec.tasks.size(); ++k) {
+    json args = json::array();
+    for (const auto& w : rec.tasks[k].windows) {
+      args.push_back(window_json(w, rec));
+      args.back()["idx"] = args.size() - 1;
+    }
+    tasks.push_back({{"task_id", k}, {"func_name", *rec.tasks[k].name}, {"source", where(run, rec.tasks[k].line)},
+                     {"device", rec.tasks[k].device}, {"scope", "auto"}, {"args", args}});
+  }
+  json tensors = json::array();
+  for (size_t k = 0; k < rec.tensors.size(); ++k) {
+    const auto& t = rec.tensors[k];
+    tensors.push_back({{"tensor_id", k}, {"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape},
+                       {"buffer_numel", t.numel}});
+  }
+  json edges = json::array();
+  for (const auto& e : rec.edges)
+    edges.push_back({{"pred", e.pred}, {"succ", e.succ}, {"source", "tensormap"},
+                     {"overlap", e.covered ? "covered" : "other"}, {"tensor_id", e.tensor},
+                     {"tensor", rec.tensors[static_cast<size_t>(e.tensor)].name}});
+  return {{"format", "pypto-golden-deps"}, {"version", 1}, {"kernel", run.kernel}, {"platform", run.platform},
+          {"tasks", tasks}, {"tensors", tensors}, {"edges", edges}};
+}
+
+// `s` as a DOT string: quotes and backslashes escaped, a line break as DOT's \n.
+std::string dot_quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '\n') {  // a line break of the label: DOT's \n
+      out += "\\n";
+      continue;
+    }
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The same graph for Graphviz: a node per task (name, number, source line), an edge per
+// dependency labelled with its tensor.
+std::string dot(const DfxRun& run, const Recorded& rec) {
+  std::string out = "digraph " + dot_quoted(run.kernel) + " {\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t k = 0; k < rec.tasks.size(); ++k)
+    out += "  t" + std::to_string(k) + " [label=" +
+           dot_quoted("#" + std::to_string(k) + " " + *rec.tasks[k].name + "\n" + where(run, rec.tasks[k].line)) +
+           "];\n";
+  for (const auto& e : rec.edges)
+    out += "  t" + std::to_string(e.pred) + " -> t" + std::to_string(e.succ) + " [label=" +
+           dot_quoted(rec.tensors[static_cast<size_t>(e.tensor)].name) + (e.covered ? "" : ", style=dashed") + "];\n";
+  return out + "}\n";
+}
+
+void write_text(const std::filesystem::path& path, const std::string& text) {
+  write_file_atomically(path, [&](int fd) { write_all(fd, text.data(), text.size(), path); });
+}
+
+// args_dump/: a manifest of every window each task read (its data before the task used it)
+// and wrote (its data when the task ended) and, at level 2, the data as one .pt per window.
+// A dtype torch.save's typed storages lack (the 8-bit floats, uint16/32/64) is stored as its
+// bytes: uint8, with a last axis of the element size.
+std::filesystem::path write_args_dump(const std::filesystem::path& dir, const DfxRun& run, const Recorded& rec) {
+  json list = json::array();
+  for (size_t k = 0; k < rec.tasks.size(); ++k) {
+    const auto& t = rec.tasks[k];
+    for (size_t i = 0; i < t.windows.size(); ++i) {
+      const auto& w = t.windows[i];
+      json entry = window_json(w, rec);
+      entry["task_id"] = k;
+      entry["func_name"] = *t.name;
+      entry["idx"] = i;
+      entry["stage"] = w.write ? "after_completion" : "before_dispatch";
+      entry["file"] = nullptr;
+      if (w.data.defined()) {
+        const std::string file =
+            "task" + std::to_string(k) + "_" + *t.name + "_" + std::to_string(i) + (w.write ? "_out" : "_in") + ".pt";
+        at::Tensor data = w.data;
+        if (!native_tensor_file_dtype(data.scalar_type())) {
+          std::vector<int64_t> shape = data.sizes().vec();
+          shape.push_back(static_cast<int64_t>(data.element_size()));
+          data = data.contiguous().view(at::kByte).reshape(shape);
+          entry["stored_as"] = "UINT8 bytes, last axis the element's";
+        }
+        save_tensor_file(dir / file, data);
+        entry["file"] = file;
+      }
+      list.push_back(entry);
+    }
+  }
+  const std::filesystem::path manifest = dir / "args_dump.json";
+  write_json(manifest, {{"format", "pypto-golden-args-dump"}, {"version", 1}, {"kernel", run.kernel},
+                        {"level", run.dump_args}, {"records", list}});
+  return manifest;
+}
+
+// pmu.csv: a row per task with PyPTO's leading columns where the simulator has them (the
+// worker lane stands for the AICPU thread and the core) and, for the hardware counters it
+// does not have, what it measures: the task's host time and the bytes of outside tensors it
+// read and wrote.
+std::string pmu_csv(const DfxRun& run, const Recorded& rec) {
+  std::string out = "thread_id,core_id,task_id,func_name,sim_duration_ns,gm_read_bytes,gm_write_bytes,event_type\n";
+  for (size_t k = 0; k < rec.tasks.size(); ++k) {
+    const auto& t = rec.tasks[k];
+    int64_t read = 0, written = 0;
+    for (const auto& w : t.windows) {
+      int64_t n = c10::elementSize(rec.tensors[static_cast<size_t>(w.tensor)].dtype);
+      for (const int64_t e : w.shape) n *= e;
+      (w.write ? written : read) += n;
+    }
+    out += std::to_string(t.lane) + "," + std::to_string(t.lane) + "," + std::to_string(k) + "," + *t.name + "," +
+           std::to_string(t.end_ns - t.start_ns) + "," + std::to_string(read) + "," + std::to_string(written) + "," +
+           std::to_string(run.pmu) + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
-                                                     const std::vector<sim::TaskRecord>& tasks) {
+                                                     const sim::TaskRecorder& recorder) {
+  Recorded rec{recorder.tasks(), recorder.tensors(), {}};
+  if (run.dep_gen) rec.edges = task_edges(rec.tasks, rec.tensors);
   std::vector<std::filesystem::path> written;
   if (run.swimlane_level > 0) {
     written.push_back(dir / "chip_swimlane_records.json");
-    write_json(written.back(), records(run, tasks));
+    write_json(written.back(), records(run, rec));
     written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
-    write_json(written.back(), trace(run, tasks));
+    write_json(written.back(), trace(run, rec));
+  }
+  if (run.dep_gen) {
+    written.push_back(dir / "deps.json");
+    write_json(written.back(), deps(run, rec));
+    written.push_back(dir / "deps.dot");
+    write_text(written.back(), dot(run, rec));
+  }
+  if (run.dump_args >= 2) written.push_back(write_args_dump(dir / "args_dump", run, rec));
+  if (run.pmu > 0) {
+    written.push_back(dir / "pmu.csv");
+    write_text(written.back(), pmu_csv(run, rec));
   }
   if (run.scope_stats) {
     written.push_back(dir / "scope_stats" / "scope_stats.jsonl");
-    write_json(written.back(), scope_stats(run, tasks), true);
+    write_text(written.back(), scope_stats(run, rec));
   }
   return written;
 }

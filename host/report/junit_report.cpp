@@ -1,5 +1,6 @@
 #include "report/junit_report.h"
 
+#include "bench/bench_context.h"
 #include "snapshot/atomic_file.h"
 
 #include <fcntl.h>
@@ -11,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -75,21 +75,6 @@ Suite& suite() {
   return s;
 }
 
-std::string local_timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  return buf;
-}
-
-std::string host_name() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
-  return buf;
-}
-
 std::string render_suite(const Suite& s) {
   int failures = 0, errors = 0;
   double seconds = 0;
@@ -123,7 +108,7 @@ std::vector<std::string> existing_suites(const std::string& text, const std::fil
   std::vector<std::string> suites;
   if (text.empty()) return suites;
   auto refuse = [&](const std::string& why) {
-    return JUnitFileError("--junit: " + file.string() + " " + why +
+    return ReportFileError("--junit: " + file.string() + " " + why +
                           "; pypto-golden adds only to JUnit files it wrote itself: remove it or name another file");
   };
   std::istringstream in(text);
@@ -158,14 +143,14 @@ std::vector<std::string> existing_suites(const std::string& text, const std::fil
 int lock_current(const std::filesystem::path& file) {
   std::error_code ec;
   if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  if (ec) throw JUnitFileError("--junit: cannot create the directory of " + file.string() + " (" + ec.message() + ")");
+  if (ec) throw ReportFileError("--junit: cannot create the directory of " + file.string() + " (" + ec.message() + ")");
   for (;;) {
     const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) throw JUnitFileError("--junit: cannot open " + file.string() + " (" + std::strerror(errno) + ")");
+    if (fd < 0) throw ReportFileError("--junit: cannot open " + file.string() + " (" + std::strerror(errno) + ")");
     if (::flock(fd, LOCK_EX) != 0) {
       const int e = errno;
       ::close(fd);
-      throw JUnitFileError("--junit: cannot lock " + file.string() + " (" + std::strerror(e) + ")");
+      throw ReportFileError("--junit: cannot lock " + file.string() + " (" + std::strerror(e) + ")");
     }
     struct stat held {}, now {};
     if (::fstat(fd, &held) == 0 && ::stat(file.c_str(), &now) == 0 && held.st_ino == now.st_ino &&
@@ -183,7 +168,7 @@ std::string read_all(int fd, const std::filesystem::path& file) {
     if (n == 0) return text;
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw JUnitFileError("--junit: cannot read " + file.string() + " (" + std::strerror(errno) + ")");
+      throw ReportFileError("--junit: cannot read " + file.string() + " (" + std::strerror(errno) + ")");
     }
     text.append(buf, static_cast<size_t>(n));
   }
@@ -234,8 +219,9 @@ void junit_append(const std::filesystem::path& file, const std::string& suite_na
   std::lock_guard<std::mutex> guard(s.mu);
   if (s.id.empty()) {
     s.name = suite_name;
-    s.timestamp = local_timestamp();
+    s.timestamp = clock_text("%Y-%m-%dT%H:%M:%S", false);
     s.hostname = host_name();
+    if (s.hostname.empty()) s.hostname = "localhost";
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                         std::chrono::system_clock::now().time_since_epoch())
                         .count();
@@ -290,7 +276,7 @@ void junit_append(const std::filesystem::path& file, const std::string& suite_na
     try {
       write_file_atomically(file, [&](int out) { write_all(out, document.data(), document.size(), file); });
     } catch (const FileWriteError& e) {
-      throw JUnitFileError(std::string("--junit: ") + e.what());
+      throw ReportFileError(std::string("--junit: ") + e.what());
     }
   } catch (...) {
     ::close(fd);

@@ -3,19 +3,13 @@
 // (Jenkins' junit-10.xsd). Several runs of a script, and several scripts, add to one file.
 #pragma once
 
+#include "report/report_file_error.h"
 #include "report/run_record.h"
 
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 
 namespace pypto_golden {
-
-// The file cannot be written, or holds something this writer cannot extend.
-class JUnitFileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Adds `run` to this process's testsuite (named `suite`, the script's file name) in `file`
 // and rewrites the file atomically under an exclusive lock: other processes' testsuites in it

@@ -1,6 +1,7 @@
 #include "run/pipeline.h"
 
 #include "report/dfx_outputs.h"
+#include "report/html_report.h"
 #include "run/benchmark_stage.h"
 #include "run/golden_stage.h"
 #include "run/kernel_compile.h"
@@ -58,6 +59,36 @@ std::map<std::string, std::string> unwritten_notes(const std::vector<sim::Unwrit
                     "hardware whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
   }
   return notes;
+}
+
+// The HTML report's pictures of the failing outputs, with the never-written elements of a
+// pure Out marked.
+void draw_failures(RunRecord& record, const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
+                   const std::map<std::string, at::Tensor>& expected,
+                   const std::vector<sim::UnwrittenOutput>& unwritten) {
+  py::gil_scoped_release release;
+  for (auto& out : record.outputs) {
+    if (out.passed) continue;
+    for (size_t k = 0; k < specs.size(); ++k) {
+      const auto golden = expected.find(out.name);
+      if (specs[k].name != out.name || golden == expected.end() || !golden->second.defined() ||
+          !golden->second.sizes().equals(host[k].sizes()))
+        continue;
+      at::Tensor mask;
+      for (const auto& u : unwritten)
+        if (u.name == out.name && golden->second.scalar_type() == host[k].scalar_type())
+          mask = sim::Device::poison_mask_against(host[k], golden->second);
+      out.picture = draw_difference(host[k], golden->second, mask);
+    }
+  }
+}
+
+// The swimlane's first tasks, for the HTML report's picture of it.
+void keep_swimlane(RunRecord& record, const std::vector<sim::TaskRecord>& tasks) {
+  record.swimlane_total = tasks.size();
+  for (size_t k = 0; k < tasks.size() && k < kReportSwimlaneTasks; ++k)
+    record.swimlane.push_back({*tasks[k].name, tasks[k].device, tasks[k].lane, tasks[k].start_ns / 1e3,
+                               tasks[k].end_ns / 1e3});
 }
 
 // A replayed build runs with the scalar values compiled into it, whatever the specs say now.
@@ -134,12 +165,16 @@ std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, c
   return std::move(report.unwritten_outputs);
 }
 
-// The DFX outputs RunConfig asks for that the simulator writes (the chip swimlane, scope
-// statistics); the level of enable_chip_swimlane is PyPTO's 0..4.
+// The DFX outputs RunConfig asks for that the simulator writes (the chip swimlane, the task
+// graph, the argument dump, PMU counters, scope statistics); the level of
+// enable_chip_swimlane is PyPTO's 0..4.
 DfxRun dfx_request(const py::handle& config) {
   DfxRun dfx;
   dfx.swimlane_level = py::int_(py::getattr(config, "enable_chip_swimlane", py::int_(0)));
   dfx.scope_stats = py::bool_(py::getattr(config, "enable_scope_stats", py::bool_(false)));
+  dfx.dep_gen = py::bool_(py::getattr(config, "enable_dep_gen", py::bool_(false)));
+  dfx.dump_args = py::int_(py::getattr(config, "enable_dump_args", py::int_(0)));
+  dfx.pmu = py::int_(py::getattr(config, "enable_pmu", py::int_(0)));
   return dfx;
 }
 
@@ -294,17 +329,21 @@ RunOutcome run_pipeline(const RunRequest& req) {
       if (req.runtime_dir) warn_specialised_scalars(program->entry(), specs, kernel.work_dir, log);
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
-      if (dfx.swimlane_level > 0 || dfx.scope_stats) recorder.emplace();
+      if (dfx.any()) recorder.emplace(dfx.windows(), dfx.dump_args == 2);
       unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
     });
     // Written after the stage, so its time is the dispatch's alone.
+    if (dfx.dump_args == 1)
+      log.line("[RUN]   dfx: enable_dump_args=1 dumps only the tensors marked with pl.dump_tag or dumps=, marks "
+               "the simulator does not carry: nothing dumped (2 dumps every task's windows, 3 their metadata)");
     if (recorder) {
       dfx.kernel = kernel.name;
       dfx.source_file = program->source_file;
       dfx.platform = asked_platform;
-      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, recorder->tasks()))
+      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, *recorder))
         log.line("[RUN]   dfx: " + path.string());
     }
+    if (recorder && dfx.swimlane_level > 0 && html_report_requested()) keep_swimlane(record, recorder->tasks());
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
     if (benchmark)
@@ -316,6 +355,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
         }
         outcome.bench = run_benchmark(knobs, {kernel.name, platform}, specs, host, initial, *session, log);
       });
+    if (outcome.bench) record.bench_us = outcome.bench->samples;
     session.reset();
 
     outcome.validated = has_golden;
@@ -326,6 +366,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
                                   unwritten_notes(unwritten, specs, host, expected), log);
       });
       record.outputs = report.outputs;
+      if (!report.passed && html_report_requested()) draw_failures(record, specs, host, expected, unwritten);
       if (!report.passed) {
         if (!req.golden_data && draws_random_inputs(specs)) {
           const std::string seed = std::to_string(at::detail::getDefaultCPUGenerator().current_seed());

@@ -107,18 +107,21 @@ ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const st
     const at::Tensor& actual = host_tensors[k];
     const at::Tensor& golden = expected.at(s.name);
     std::optional<std::string> label;  // set for a compare_fn comparator
+    std::string tolerance;
     GateResult r;
     if (comparators.contains(py::str(s.name))) {
       py::object cmp = comparators[py::str(s.name)];
       label = comparator_label(cmp);
+      tolerance = py::repr(cmp);
       r = call_comparator(cmp, *label, actual, golden, actual_outputs, expected_outputs, inputs, rtol, atol);
     } else {
+      tolerance = "rtol=" + std::string(py::repr(py::float_(rtol))) + ", atol=" + std::string(py::repr(py::float_(atol)));
       py::gil_scoped_release release;
       r = allclose_check(actual, golden, rtol, atol);
     }
     const std::string text = shape_dtype_text(actual);
     log.line(output_line(s.name, r.passed, text, label));
-    report.outputs.push_back({s.name, r.passed, text, label.value_or(""), ""});
+    report.outputs.push_back({s.name, r.passed, text, label.value_or(""), "", tolerance, std::nullopt});
     if (!r.passed) {
       failed.push_back(s.name);
       blocks.push_back(output_failure_text(s.name, label, text, r.detail));

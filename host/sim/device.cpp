@@ -179,16 +179,24 @@ PoisonScan Device::scan_poison(const at::Tensor& t) {
 }
 
 PoisonScan Device::scan_poison_against(const at::Tensor& actual, const at::Tensor& expected) {
+  const at::Tensor mask = poison_mask_against(actual, expected).reshape({-1});  // only for failing outputs
+  PoisonScan scan;
+  scan.count = mask.sum().item<int64_t>();
+  if (scan.count) scan.first = mask.to(at::kByte).argmax().item<int64_t>();  // the first of the maxima
+  return scan;
+}
+
+at::Tensor Device::poison_mask_against(const at::Tensor& actual, const at::Tensor& expected) {
   const at::Tensor a = actual.contiguous(), e = expected.contiguous();
   const size_t width = a.element_size(), items = static_cast<size_t>(a.numel());
   const auto* pa = static_cast<const unsigned char*>(a.const_data_ptr());
   const auto* pe = static_cast<const unsigned char*>(e.const_data_ptr());
   const auto pattern = static_cast<unsigned char>(poison_byte(a.scalar_type()));
-  PoisonScan scan;  // only for failing outputs, so a plain loop
+  at::Tensor mask = at::zeros(a.sizes(), a.options().dtype(at::kBool));
+  bool* m = mask.data_ptr<bool>();
   for (size_t i = 0; i < items; ++i)
-    if (holds_pattern(pa + i * width, width, pattern) && std::memcmp(pa + i * width, pe + i * width, width) != 0)
-      if (scan.count++ == 0) scan.first = static_cast<int64_t>(i);
-  return scan;
+    m[i] = holds_pattern(pa + i * width, width, pattern) && std::memcmp(pa + i * width, pe + i * width, width) != 0;
+  return mask;
 }
 
 PoisonScan Device::download(const at::Tensor& device_tensor, const at::Tensor& host, bool scan) {

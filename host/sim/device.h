@@ -72,6 +72,8 @@ class Device {
   // kernel computes, so an element written with it counts only when the golden expects
   // something else.
   static PoisonScan scan_poison_against(const at::Tensor& actual, const at::Tensor& expected);
+  // The same elements as a bool tensor shaped like `actual` (the HTML report's mask).
+  static at::Tensor poison_mask_against(const at::Tensor& actual, const at::Tensor& expected);
   // Uninitialised device memory (create_tensor inside a kernel, scratch).
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
   // Copies device memory back into the host tensor; with `scan`, counts the poisoned

@@ -2,6 +2,7 @@
 
 #include "sim/finite_check.h"
 #include "sim/kernel_error.h"
+#include "sim/task_windows.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
@@ -174,6 +175,7 @@ Value SubscriptExpr::eval(Frame& frame) const {
   Value base = base_->eval(frame);
   if (!base.is_tensor()) base.as_tensor(("the base of " + text_).c_str());  // throws, naming it
   Window w = resolve_window(base, items_, frame, text_);
+  note_read(w.view, {}, {});
   if (w.all_indexed) return element_value(w.view);
   return w.value(frame.device);
 }

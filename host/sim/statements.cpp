@@ -7,6 +7,7 @@
 #include "sim/kernel_error.h"
 #include "sim/task_progress.h"
 #include "sim/task_recorder.h"
+#include "sim/task_windows.h"
 #include "tensor/python_repr.h"
 
 #include <c10/util/Exception.h>
@@ -48,11 +49,14 @@ void AtStmt::exec(Frame& frame) const {
     Nest() { ++depth; }
     ~Nest() { --depth; }
   };
+  uint32_t first_window = 0;
   {
+    TaskWindowScope windows(*recorder, frame, depth);
+    first_window = windows.first_window();
     Nest nest;
     run_block(body_, frame);
   }
-  recorder->record(name_, line(), device, start, depth);
+  recorder->record(name_, line(), device, start, depth, first_window);
   count_task(device);
 }
 
@@ -220,6 +224,7 @@ void WriteStmt::exec(Frame& frame) const {
     throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
   if (w.overhangs()) assign_to_window(value_->eval(frame), w, text_);
   else value_->eval_into(frame, w.view);
+  note_write(w.view, {}, {});  // after the value's reads, in the order the task does them
 }
 
 void IfStmt::exec(Frame& frame) const {

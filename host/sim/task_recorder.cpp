@@ -1,7 +1,11 @@
 #include "sim/task_recorder.h"
 
+#include "sim/strided_view.h"
+
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <tuple>
 
 namespace pypto_golden::sim {
 namespace {
@@ -15,9 +19,17 @@ struct LaneCache {
 };
 thread_local LaneCache cache;
 
+// A tensor that is its whole storage, contiguous from its start: its shape names the buffer.
+bool is_whole(const at::Tensor& t) {
+  return t.storage_offset() == 0 && t.is_contiguous() &&
+         static_cast<size_t>(t.numel()) * t.element_size() == t.storage().nbytes();
+}
+
 }  // namespace
 
-TaskRecorder::TaskRecorder() : origin_(std::chrono::steady_clock::now()), serial_(next_serial++) {}
+TaskRecorder::TaskRecorder(bool windows, bool payloads)
+    : origin_(std::chrono::steady_clock::now()), serial_(next_serial++), windows_(windows || payloads),
+      payloads_(payloads) {}
 
 TaskRecorder::~TaskRecorder() = default;
 
@@ -31,19 +43,113 @@ TaskRecorder::Lane& TaskRecorder::lane() {
   return *lanes_.back();
 }
 
-void TaskRecorder::record(const std::string& name, int line, int device, int64_t start_ns, int depth) {
+uint32_t TaskRecorder::next_window() { return static_cast<uint32_t>(lane().windows.size()); }
+
+void TaskRecorder::record(const std::string& name, int line, int device, int64_t start_ns, int depth,
+                          uint32_t first_window) {
   const int64_t end_ns = now_ns();
   Lane& l = lane();
-  l.tasks.push_back({&name, line, device, l.id, start_ns, end_ns, depth});
+  if (payloads_)  // what the task wrote, now that it has ended
+    for (size_t w = first_window; w < l.windows.size(); ++w)
+      if (l.windows[w].write && l.windows[w].depth == depth) {
+        at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
+        p = p.clone();
+      }
+  l.tasks.push_back({{&name, line, device, l.id, start_ns, end_ns, depth, {}},
+                     first_window,
+                     static_cast<uint32_t>(l.windows.size())});
+}
+
+void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write,
+                               int depth, const at::Tensor& whole, const std::string& name, int slot) {
+  Lane& l = lane();
+  const void* data = base.storage().data();
+  uint32_t tensor = 0;
+  while (tensor < l.tensors.size() && l.tensors[tensor].data != data) ++tensor;
+  if (tensor == l.tensors.size()) {
+    RecordedTensor info{name, whole.scalar_type(), {}, static_cast<int64_t>(base.storage().nbytes() / base.element_size())};
+    if (is_whole(whole))
+      info.shape = whole.sizes().vec();
+    else
+      info.shape = {info.numel};
+    l.tensors.push_back({data, base.storage(), slot, std::move(info)});
+  }
+  const auto strides = base.strides();
+  const auto sizes = base.sizes();
+  int64_t start = base.storage_offset();
+  const size_t dims = l.dims.size();
+  const size_t rank = sizes.size();
+  for (size_t k = 0; k < rank; ++k) {
+    if (k < offset.size()) start += offset[k] * strides[k];
+    l.dims.push_back(k < extents.size() ? extents[k] : sizes[k]);
+  }
+  l.dims.insert(l.dims.end(), strides.begin(), strides.end());
+  int64_t payload = -1;
+  if (payloads_) {
+    at::Tensor view = strided_view(base, at::IntArrayRef(l.dims.data() + dims, rank), strides, start);
+    payload = static_cast<int64_t>(l.payloads.size());
+    l.payloads.push_back(write ? view : view.clone());
+  }
+  l.windows.push_back({tensor, depth, write, static_cast<uint32_t>(rank), start, dims, payload});
+}
+
+std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTensor>* tensors) const {
+  // One id per storage, numbered by the lowest variable slot that named it (parameters
+  // first), then by name: the same program gives the same numbering every run.
+  std::map<const void*, std::tuple<int, std::string, const RecordedTensor*>> by_data;
+  for (const auto& l : lanes_)
+    for (const auto& t : l->tensors) {
+      auto [it, fresh] = by_data.try_emplace(t.data, t.slot, t.info.name, &t.info);
+      if (!fresh && std::make_tuple(t.slot, t.info.name) < std::make_tuple(std::get<0>(it->second), std::get<1>(it->second)))
+        it->second = {t.slot, t.info.name, &t.info};
+    }
+  std::vector<std::pair<std::tuple<int, std::string, const RecordedTensor*>, const void*>> order;
+  for (const auto& [data, key] : by_data) order.push_back({key, data});
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return std::make_tuple(std::get<0>(a.first), std::get<1>(a.first)) <
+           std::make_tuple(std::get<0>(b.first), std::get<1>(b.first));
+  });
+  std::map<const void*, int> id;
+  for (size_t k = 0; k < order.size(); ++k) {
+    id[order[k].second] = static_cast<int>(k);
+    if (tensors) tensors->push_back(*std::get<2>(order[k].first));
+  }
+  std::vector<std::vector<int>> ids;
+  for (const auto& l : lanes_) {
+    ids.emplace_back();
+    for (const auto& t : l->tensors) ids.back().push_back(id[t.data]);
+  }
+  return ids;
 }
 
 std::vector<TaskRecord> TaskRecorder::tasks() const {
+  const std::vector<std::vector<int>> ids = tensor_ids(nullptr);
   std::vector<TaskRecord> all;
-  for (const auto& l : lanes_) all.insert(all.end(), l->tasks.begin(), l->tasks.end());
+  for (size_t li = 0; li < lanes_.size(); ++li) {
+    const Lane& l = *lanes_[li];
+    for (const auto& t : l.tasks) {
+      all.push_back(t.record);
+      for (uint32_t w = t.first_window; w < t.end_window; ++w) {
+        const Window& win = l.windows[w];
+        if (win.depth != t.record.depth) continue;  // a nested task's own
+        const auto* d = l.dims.data() + win.dims;
+        all.back().windows.push_back({ids[li][win.tensor], win.write, win.start_offset,
+                                      std::vector<int64_t>(d, d + win.rank),
+                                      std::vector<int64_t>(d + win.rank, d + 2 * win.rank),
+                                      win.payload < 0 ? at::Tensor() : l.payloads[static_cast<size_t>(win.payload)]});
+      }
+    }
+  }
   std::stable_sort(all.begin(), all.end(), [](const TaskRecord& a, const TaskRecord& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.depth < b.depth;
   });
   return all;
+}
+
+std::vector<RecordedTensor> TaskRecorder::tensors() const {
+  std::vector<RecordedTensor> out;
+  tensor_ids(&out);
+  return out;
 }
 
 }  // namespace pypto_golden::sim

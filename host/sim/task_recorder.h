@@ -1,7 +1,11 @@
-// What the chip swimlane records (RunConfig.enable_chip_swimlane): one entry per executed
-// task (a pl.at region), with its device, the worker lane that ran it and its start and end.
-// Attached to a device for one dispatch (DispatchOptions::recorder); off, it costs a null test.
+// What the DFX outputs record of a dispatch: one entry per executed task (a pl.at region),
+// with its device, the worker lane that ran it, its start and end and, when asked
+// (dep_gen), the windows of outside tensors it read and wrote. Attached to a device for one
+// dispatch (DispatchOptions::recorder); off, it costs a null test.
 #pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Storage.h>
 
 #include <chrono>
 #include <cstdint>
@@ -12,6 +16,24 @@
 
 namespace pypto_golden::sim {
 
+// A tensor from outside the tasks (a parameter, or a tensor of the orchestration) that a
+// task read or wrote; named after the variable that held it.
+struct RecordedTensor {
+  std::string name;
+  c10::ScalarType dtype = c10::kFloat;
+  std::vector<int64_t> shape;  // the variable's shape; [numel] when it was a view of a larger buffer
+  int64_t numel = 0;           // elements of its storage
+};
+
+// One window a task read or wrote, as a strided view of the tensor's storage.
+struct TaskWindow {
+  int tensor = 0;  // index into TaskRecorder::tensors()
+  bool write = false;
+  int64_t start_offset = 0;  // elements from the storage's start
+  std::vector<int64_t> shape, strides;
+  at::Tensor data;  // with payloads on: what was read (when read) or written (at the task's end)
+};
+
 struct TaskRecord {
   const std::string* name = nullptr;  // the region's task name (owned by the loaded program)
   int line = 0;                       // the region's source line
@@ -20,32 +42,75 @@ struct TaskRecord {
   int64_t start_ns = 0;  // since the recorder was made
   int64_t end_ns = 0;
   int depth = 0;  // regions nested in a region of the same lane (0: outermost)
+  std::vector<TaskWindow> windows;  // in the order the task touched them (with windows on)
 };
 
 class TaskRecorder {
  public:
-  TaskRecorder();
+  // `windows`: also record the windows each task reads and writes (for the task graph);
+  // `payloads`: and a copy of their data (the argument dump).
+  explicit TaskRecorder(bool windows = false, bool payloads = false);
   ~TaskRecorder();
 
+  bool windows() const { return windows_; }
   int64_t now_ns() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
   }
+  // Where this thread's next window goes: pass it to record() as the task's first.
+  uint32_t next_window();
   // A region called `name` at `line` that ran on this thread from start_ns to now. Each
   // thread appends to its own lane: no lock after a thread's first task.
-  void record(const std::string& name, int line, int device, int64_t start_ns, int depth);
+  void record(const std::string& name, int line, int device, int64_t start_ns, int depth, uint32_t first_window = 0);
+  // The window [offset, offset + extents) of `base` (over its leading axes) read or written
+  // by the task open at `depth` on this thread. `whole` is the outside variable `base`
+  // belongs to, called `name`; its storage is kept until the recorder goes, so that no other
+  // tensor takes its address. `slot` orders the tensors in the report.
+  void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write, int depth,
+                   const at::Tensor& whole, const std::string& name, int slot);
 
-  // Every task, by start time; call once the dispatch has ended (no thread still recording).
+  // Every task, by start time, with its windows; call once the dispatch has ended (no
+  // thread still recording).
   std::vector<TaskRecord> tasks() const;
+  // The tensors TaskWindow::tensor indexes, in the order of tasks()'s numbering.
+  std::vector<RecordedTensor> tensors() const;
 
  private:
+  struct Window {
+    uint32_t tensor;  // index into the lane's tensors
+    int32_t depth;
+    bool write;
+    uint32_t rank;
+    int64_t start_offset;
+    size_t dims;      // shape then strides, in the lane's dims
+    int64_t payload;  // index into the lane's payloads, or -1
+  };
+  struct LaneTensor {
+    const void* data;
+    c10::Storage keep;
+    int slot;
+    RecordedTensor info;
+  };
+  struct LaneTask {
+    TaskRecord record;
+    uint32_t first_window;
+    uint32_t end_window;
+  };
   struct Lane {
     int id = 0;
-    std::vector<TaskRecord> tasks;
+    std::vector<LaneTask> tasks;
+    std::vector<Window> windows;
+    std::vector<int64_t> dims;
+    std::vector<LaneTensor> tensors;
+    std::vector<at::Tensor> payloads;  // a read's copy; a write's view until its task ends, then its copy
   };
   Lane& lane();
+  // The recorder-wide index of each tensor, per lane and lane tensor.
+  std::vector<std::vector<int>> tensor_ids(std::vector<RecordedTensor>* tensors) const;
 
   std::chrono::steady_clock::time_point origin_;
   uint64_t serial_;  // tells this recorder from an earlier one at the same address
+  bool windows_;
+  bool payloads_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Lane>> lanes_;
 };

@@ -1,10 +1,11 @@
-"""What recording the chip swimlane costs a dispatch (issue 15: <= 5 % when on, nothing
-measurable when off). Prints ratios measured in one run; never asserts on time.
+"""What recording the chip swimlane and the task graph cost a dispatch (issue 15: <= 5 % when
+on, nothing measurable when off). Prints ratios measured in one run; never asserts on time.
 
     .venv/bin/python tests/bench/bench_dfx.py [--rounds N] [--tasks N]
 
 One process runs golden.run on a kernel of many small tasks (one pl.at region each) with
-enable_chip_swimlane off and at level 4, interleaved, and compares the medians of the
+no DFX key, enable_chip_swimlane=4 and enable_dep_gen (each task's windows recorded),
+interleaved, and compares the medians of the
 runtime stage (read from its "[RUN] runtime done (X.XXs)" line, so the kernel is sized to
 take about half a second).
 """
@@ -53,24 +54,26 @@ def main():
         specs = [golden.TensorSpec("x", [16, 16], torch.float32, init_value=torch.randn),
                  golden.TensorSpec("y", [16, 16], torch.float32)]
 
-        def runtime(level):
+        def runtime(keys):
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 result = golden.run(fn=dfx_kernel.many, specs=specs, golden_fn=lambda v: v["y"].copy_(v["x"] + 1),
-                                    config={"platform": "a2a3sim", "enable_chip_swimlane": level})
+                                    config={"platform": "a2a3sim", **keys})
             assert result.passed, result.error
             line = next(s for s in out.getvalue().splitlines() if s.startswith("[RUN] runtime done"))
             return float(line.split("(")[1].rstrip("s)"))
 
-        runtime(0)  # compile and warm up
-        off, on = [], []
+        configs = {"off": {}, "swimlane 4": {"enable_chip_swimlane": 4}, "dep_gen": {"enable_dep_gen": True}}
+        runtime({})  # compile and warm up
+        times = {name: [] for name in configs}
         for _ in range(args.rounds):
-            off.append(runtime(0))
-            on.append(runtime(4))
-    m_off, m_on = statistics.median(off), statistics.median(on)
-    print("dispatch of %d one-region tasks: swimlane off median %.3f s, level 4 median %.3f s"
-          % (args.tasks, m_off, m_on))
-    print("recording cost: on / off = %.3f (target <= 1.05)" % (m_on / m_off))
+            for name, keys in configs.items():
+                times[name].append(runtime(keys))
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    print("dispatch of %d one-region tasks, medians: %s" % (
+        args.tasks, ", ".join("%s %.3f s" % (name, m) for name, m in medians.items())))
+    for name in ("swimlane 4", "dep_gen"):
+        print("recording cost, %s: on / off = %.3f (target <= 1.05)" % (name, medians[name] / medians["off"]))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,14 @@ TEST_CASE("--junit FILE and --junit=FILE") {
   CHECK_FALSE(parse_command_line({"k.py", "--junit", "r.xml"}).options.junit);
 }
 
+TEST_CASE("--report DIR and --report=DIR") {
+  CHECK(*parse_command_line({"--report", "out", "k.py"}).options.report == "out");
+  CHECK(*parse_command_line({"--report=a/b", "k.py"}).options.report == "a/b");
+  CHECK(parse_command_line({"--report"}).error == "--report needs a directory");
+  CHECK(parse_command_line({"--report="}).error == "--report needs a directory");
+  CHECK_FALSE(parse_command_line({"k.py", "--report", "out"}).options.report);
+}
+
 TEST_CASE("usage errors") {
   CHECK(parse_command_line({}).error == "no script given");
   CHECK(parse_command_line({"--bogus", "k.py"}).error ==

@@ -1,6 +1,7 @@
 """RunConfig's DFX keys on the simulator: enable_chip_swimlane writes the swimlane records
-and a Chrome trace-event file (Perfetto, chrome://tracing), enable_scope_stats per-scope
-statistics, all under <work_dir>/dfx_outputs/; with the keys off nothing is written."""
+and a Chrome trace-event file (Perfetto, chrome://tracing), enable_dep_gen the task graph
+(deps.json, deps.dot), enable_scope_stats per-scope statistics, all under
+<work_dir>/dfx_outputs/; with the keys off nothing is written."""
 
 import json
 import re
@@ -27,7 +28,9 @@ def run_with(directory, host, level, stats):
 
 def check_trace(trace):
     """The trace-event rules a viewer relies on: named tracks for every slice, slices with a
-    start and a non-negative duration, and on one track slices either nested or disjoint."""
+    start and a non-negative duration, on one track slices either nested or disjoint, and
+    every flow arrow one start ("s") inside a slice of its track and one end ("f", bound to
+    the enclosing slice) where a slice of its track starts, no earlier than its start."""
     events = trace["traceEvents"]
     named_processes = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
     named_threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
@@ -44,6 +47,18 @@ def check_trace(trace):
                 open_ends.pop()
             assert not open_ends or end <= open_ends[-1] + 1e-3, "slices overlap without nesting"
             open_ends.append(end)
+    flows = defaultdict(dict)
+    for e in events:
+        if e["ph"] in ("s", "f"):
+            assert e["ph"] not in flows[e["id"]], "a flow id starts or ends twice"
+            flows[e["id"]][e["ph"]] = e
+    for ends in flows.values():
+        assert set(ends) == {"s", "f"}, "a flow without its start or its end"
+        start, end = ends["s"], ends["f"]
+        assert start["ts"] <= end["ts"] and end["bp"] == "e"
+        assert any((x["pid"], x["tid"]) == (start["pid"], start["tid"]) and x["ts"] <= start["ts"] <= x["ts"] + x["dur"]
+                   for x in slices)
+        assert any((x["pid"], x["tid"]) == (end["pid"], end["tid"]) and x["ts"] == end["ts"] for x in slices)
     return slices
 
 
@@ -90,3 +105,150 @@ def test_unnamed_regions_are_named_as_pypto_outlines_them(tmp_path, host):
     (build,) = (tmp_path / "build_output").iterdir()
     records = json.loads((Path(build) / "dfx_outputs" / "chip_swimlane_records.json").read_text())
     assert {t["func_name"] for t in records["tasks"]} == {"add_kernel_incore_0"}
+
+
+TWO_STAGE = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit
+def two_stage(
+    x: pl.Tensor[[64, 32], pl.FP32],
+    y: pl.Out[pl.Tensor[[64, 32], pl.FP32]],
+):
+    mid = pl.create_tensor([64, 32], dtype=pl.FP32)
+    for r in pl.range(0, 64, 32):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):
+            mid[r : r + 32, :] = pl.mul(x[r : r + 32, :], 2.0)
+    for r in pl.range(0, 64, 16):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="shift"):
+            t = pl.load(mid, [r, 0], [16, 32])
+            pl.store(pl.add(t, 1.0), [r, 0], y)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="again"):
+        y[0:8, :] = pl.add(y[0:8, :], 1.0)
+    return y
+
+
+def golden(values):
+    values["y"][:] = values["x"] * 2.0 + 1.0
+    values["y"][0:8] += 1.0
+
+
+result = run(fn=two_stage, specs=[TensorSpec("x", [64, 32], torch.float32, init_value=torch.randn),
+                                  TensorSpec("y", [64, 32], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True, "enable_chip_swimlane": 1})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_dep_gen_writes_the_task_graph(tmp_path, host):
+    script = tmp_path / "two_stage.py"
+    script.write_text(TWO_STAGE)
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (tmp_path / "build_output").iterdir()
+    dfx = build / "dfx_outputs"
+    assert re.findall(r"^\[RUN\]   dfx: (.*)$", proc.stdout, re.M) == [
+        str(dfx / "chip_swimlane_records.json"), str(dfx / "merged_swimlane_two_stage.json"),
+        str(dfx / "deps.json"), str(dfx / "deps.dot")]
+    deps = json.loads((dfx / "deps.json").read_text())
+    assert (deps["format"], deps["kernel"]) == ("pypto-golden-deps", "two_stage")
+    # Parameters first, then the orchestration's tensor.
+    assert [(t["name"], t["dtype"], t["shape"], t["buffer_numel"]) for t in deps["tensors"]] == [
+        ("x", "FP32", [64, 32], 2048), ("y", "FP32", [64, 32], 2048), ("mid", "FP32", [64, 32], 2048)]
+    tasks = deps["tasks"]
+    assert [t["func_name"] for t in tasks] == ["scale"] * 2 + ["shift"] * 4 + ["again"]
+    # Task 3 (shift, rows 16..32): reads mid's rows 16..32, writes y's.
+    assert tasks[3]["args"] == [
+        {"idx": 0, "type": "INPUT", "tensor_id": 2, "tensor": "mid", "dtype": "FP32", "shape": [16, 32],
+         "start_offset": 512, "strides": [32, 1]},
+        {"idx": 1, "type": "OUTPUT", "tensor_id": 1, "tensor": "y", "dtype": "FP32", "shape": [16, 32],
+         "start_offset": 512, "strides": [32, 1]}]
+    # Each shift reads the half of mid one scale wrote; "again" reads and writes y's first
+    # rows, which shift 2 wrote (write after write); x is only read: no edge.
+    assert [(e["pred"], e["succ"], e["tensor"], e["overlap"]) for e in deps["edges"]] == [
+        (0, 2, "mid", "covered"), (0, 3, "mid", "covered"), (1, 4, "mid", "covered"),
+        (1, 5, "mid", "covered"), (2, 6, "y", "covered")]
+    dot = (dfx / "deps.dot").read_text()
+    assert dot.startswith('digraph "two_stage" {\n') and dot.endswith("}\n")
+    assert '  t0 [label="#0 scale\\ntwo_stage.py:14"];\n' in dot
+    assert '  t2 -> t6 [label="y"];\n' in dot and dot.count(" -> ") == 5
+    # The swimlane records carry the windows; the trace a flow arrow per edge.
+    records = json.loads((dfx / "chip_swimlane_records.json").read_text())
+    assert records["tasks"][3]["windows"] == [{k: v for k, v in a.items() if k != "idx"} for a in tasks[3]["args"]]
+    trace = json.loads((dfx / "merged_swimlane_two_stage.json").read_text())
+    check_trace(trace)
+    flows = [e for e in trace["traceEvents"] if e.get("cat") == "dep"]
+    assert sorted((e["ph"], e["id"]) for e in flows) == sorted(
+        [("s", k) for k in range(5)] + [("f", k) for k in range(5)])
+    starts = {e["id"]: e["ts"] for e in flows if e["ph"] == "s"}
+    ends = {e["id"]: e["ts"] for e in flows if e["ph"] == "f"}
+    assert all(starts[k] <= ends[k] for k in range(5))
+
+
+def run_two_stage(directory, host, config):
+    directory.mkdir(exist_ok=True)
+    script = directory / "two_stage.py"
+    script.write_text(TWO_STAGE.replace('config={"platform": "a2a3sim", "enable_dep_gen": True, '
+                                        '"enable_chip_swimlane": 1}', "config=" + config))
+    proc = host(script, env=clean_env(directory))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (directory / "build_output").iterdir()
+    return proc, build / "dfx_outputs"
+
+
+def test_dump_args_writes_each_window_read_and_written(tmp_path, host):
+    import torch
+
+    proc, dfx = run_two_stage(tmp_path, host, '{"platform": "a2a3sim", "enable_dump_args": 2}')
+    dump = dfx / "args_dump"
+    assert re.findall(r"^\[RUN\]   dfx: (.*)$", proc.stdout, re.M) == [str(dump / "args_dump.json")]
+    manifest = json.loads((dump / "args_dump.json").read_text())
+    assert (manifest["format"], manifest["kernel"], manifest["level"]) == ("pypto-golden-args-dump", "two_stage", 2)
+    records = manifest["records"]
+    # 2 scale tasks (read x, write mid), 4 shift (read mid, write y), again (write y, read y).
+    assert len(records) == 2 * 2 + 4 * 2 + 2
+    assert sorted(p.name for p in dump.iterdir()) == sorted([r["file"] for r in records] + ["args_dump.json"])
+    shift = [r for r in records if r["task_id"] == 3]
+    assert [(r["idx"], r["type"], r["stage"], r["tensor"], r["shape"], r["file"]) for r in shift] == [
+        (0, "INPUT", "before_dispatch", "mid", [16, 32], "task3_shift_0_in.pt"),
+        (1, "OUTPUT", "after_completion", "y", [16, 32], "task3_shift_1_out.pt")]
+    read = torch.load(dump / "task3_shift_0_in.pt", weights_only=True)
+    written = torch.load(dump / "task3_shift_1_out.pt", weights_only=True)
+    assert read.shape == (16, 32) and torch.equal(written, read + 1.0)
+    x_rows = torch.load(dump / "task0_scale_0_in.pt", weights_only=True)  # x's rows 0..32
+    mid_rows = torch.load(dump / "task0_scale_1_out.pt", weights_only=True)
+    assert torch.equal(mid_rows, x_rows * 2.0) and torch.equal(read, mid_rows[16:32])
+    # "again" read y's first rows after shift wrote them, and wrote them plus one.
+    again = {r["stage"]: torch.load(dump / r["file"], weights_only=True) for r in records if r["task_id"] == 6}
+    assert torch.equal(again["after_completion"], again["before_dispatch"] + 1.0)
+    assert torch.equal(again["before_dispatch"], torch.load(dump / "task2_shift_1_out.pt", weights_only=True)[0:8])
+
+
+def test_dump_args_levels_without_data(tmp_path, host):
+    proc, dfx = run_two_stage(tmp_path / "meta", host, '{"platform": "a2a3sim", "enable_dump_args": 3}')
+    dump = dfx / "args_dump"
+    assert [p.name for p in dump.iterdir()] == ["args_dump.json"]
+    records = json.loads((dump / "args_dump.json").read_text())["records"]
+    assert len(records) == 14 and all(r["file"] is None for r in records)
+    proc, dfx = run_two_stage(tmp_path / "partial", host, '{"platform": "a2a3sim", "enable_dump_args": 1}')
+    assert not dfx.exists()
+    line = ("[RUN]   dfx: enable_dump_args=1 dumps only the tensors marked with pl.dump_tag or dumps=, marks the "
+            "simulator does not carry: nothing dumped (2 dumps every task's windows, 3 their metadata)\n")
+    assert line in proc.stdout
+
+
+def test_pmu_counts_what_the_simulator_measures(tmp_path, host):
+    proc, dfx = run_two_stage(tmp_path, host, '{"platform": "a2a3sim", "enable_pmu": 2}')
+    assert re.findall(r"^\[RUN\]   dfx: (.*)$", proc.stdout, re.M) == [str(dfx / "pmu.csv")]
+    header, *rows = [line.split(",") for line in (dfx / "pmu.csv").read_text().splitlines()]
+    assert header == ["thread_id", "core_id", "task_id", "func_name", "sim_duration_ns", "gm_read_bytes",
+                      "gm_write_bytes", "event_type"]
+    # scale: 32 rows of x read, of mid written; shift: 16 rows each; again: 8 rows of y.
+    assert [(r[2], r[3], r[5], r[6], r[7]) for r in rows] == (
+        [(str(k), "scale", "4096", "4096", "2") for k in range(2)]
+        + [(str(k), "shift", "2048", "2048", "2") for k in range(2, 6)] + [("6", "again", "1024", "1024", "2")])
+    assert all(r[0] == r[1] and int(r[4]) > 0 for r in rows)

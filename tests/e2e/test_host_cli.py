@@ -23,7 +23,7 @@ def test_help(host):
     assert proc.stdout.startswith(
         "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
         "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
-        "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE]\n"
+        "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
         "                    SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
                    "--seed N        seed torch's generator and Python's random before the script\n"
@@ -53,6 +53,7 @@ def test_version(host):
         (["--golden-data"], "--golden-data needs a directory"),
         (["--runtime-dir="], "--runtime-dir needs a directory"),
         (["--junit"], "--junit needs a file"),
+        (["--report"], "--report needs a directory"),
     ],
 )
 def test_usage_errors_exit_2(host, args, message):

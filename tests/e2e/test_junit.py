@@ -3,8 +3,12 @@
 to one file, and the file validates against Jenkins' JUnit schema (junit-10.xsd, which
 .ci/setup fetches from pytest's source distribution)."""
 
+import json
 import os
+import random
+import signal
 import subprocess
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -121,3 +125,48 @@ def test_four_scripts_writing_one_file_at_once_lose_nothing(tmp_path):
     root = validate(report)
     assert sorted(s.get("name") for s in root.findall("testsuite")) == ["k0.py", "k1.py", "k2.py", "k3.py"]
     assert counts(root) == {"tests": "8", "failures": "0", "errors": "0"}
+
+
+LOOP_MAIN = """
+for _ in range(400):
+    run(fn=add_kernel, specs=specs(), golden_fn=golden,
+        config={"platform": "a2a3sim", "enable_chip_swimlane": 4, "enable_scope_stats": True,
+                "enable_dep_gen": True, "enable_dump_args": 2})
+"""
+
+
+def test_sigkill_leaves_the_junit_html_and_dfx_files_whole(tmp_path):
+    # Runs that write their JUnit testcases and DFX files one after another, killed at random
+    # moments: every file left behind parses (a rename replaced it whole, or it is absent).
+    import torch
+
+    script = write_kernel_script(tmp_path, main=LOOP_MAIN, name="loop.py")
+    report = tmp_path / "junit.xml"
+    rng = random.Random(99)
+    for _ in range(4):
+        proc = subprocess.Popen([str(HOST_BIN), "--junit", str(report), "--report", "html", str(script)], cwd=tmp_path,
+                                env=clean_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for line in proc.stdout:
+            if line.startswith("[RUN] PASS"):  # the first run is in the file
+                break
+        time.sleep(rng.uniform(0.0, 1.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+    suites = validate(report).findall("testsuite")
+    assert len(suites) == 4 and all(int(s.get("tests")) >= 2 for s in suites)
+    dfx_files = list((tmp_path / "build_output").rglob("dfx_outputs/**/*.json"))
+    assert dfx_files
+    for path in dfx_files:
+        json.loads(path.read_text())
+    for path in (tmp_path / "build_output").rglob("*.jsonl"):
+        for line in path.read_text().splitlines():
+            json.loads(line)
+    page = (tmp_path / "html" / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.endswith("</html>\n")
+    for path in (tmp_path / "build_output").rglob("deps.dot"):
+        assert path.read_text().endswith("}\n")
+    dumps = list((tmp_path / "build_output").rglob("args_dump/*.pt"))
+    assert dumps
+    for path in dumps:
+        assert torch.load(path, weights_only=True).shape == (16, 32)

@@ -8,6 +8,7 @@
 #include "sim/ops/valid_padding.h"
 #include "tensor/python_repr.h"
 #include "sim/strided_view.h"
+#include "sim/task_windows.h"
 #include "sim/tensor_copy.h"
 
 #include <ATen/TensorUtils.h>
@@ -101,6 +102,7 @@ Value slice(const OpArgs& a, Dest&) {
   std::vector<int64_t> shape = fixed_rank_list(a, a.required(1, "shape"), "shape", x.dim());
   std::vector<int64_t> offset = fixed_rank_list(a, a.required(2, "offset"), "offset", x.dim());
   std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"));
+  note_read(x, offset, valid);
   const Value* pad = a.option("pad_value");
   bool overhang = false;
   for (size_t k = 0; k < shape.size(); ++k) overhang = overhang || offset[k] + shape[k] > x.size(static_cast<int64_t>(k));
@@ -257,6 +259,7 @@ Value load(const OpArgs& a, Dest& d) {
   std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"));
   const bool full = is_full(valid, shape);
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
+  note_read(x, offset, valid);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
   return Value::from_tensor(out, std::move(valid));
 }
@@ -328,6 +331,7 @@ void write_region(const char* op, const Value& given_src, const at::Tensor& targ
                               : ""));
     extents[uk] = extent;
   }
+  note_write(target, offset, extents);
   at::Tensor dst = window_view(target, offset, extents);
   at::Tensor from = corner_view(src, region);
   if (lead) dst = dst.reshape(from.sizes());  // drop the leading unit axes (a view)
@@ -404,6 +408,8 @@ Value gather_row(const OpArgs& a) {
                         "] but the extent is " + std::to_string(ak) + " (acc shape " + python_shape_repr(acc.sizes()) +
                         ")");
   }
+  note_read(src, src_off, extent);
+  note_write(acc, dst_off, placed);
   at::Tensor from = window_view(src, src_off, extent);
   if (transpose) from = from.t();
   copy_values(window_view(acc, dst_off, placed), from);

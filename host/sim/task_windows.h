@@ -1,0 +1,54 @@
+// The windows of outside tensors a running task reads and writes, for the task graph
+// (RunConfig.enable_dep_gen). A task opens a TaskWindowScope; ops that read or write a
+// window of a tensor call note_read / note_write, which record it when a recording scope
+// is open on this thread and the tensor is one from outside the task (a variable of the
+// frame the task started in: a parameter or a tensor of the orchestration). Tiles the task
+// makes for itself are not recorded.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <utility>
+#include <vector>
+
+namespace pypto_golden::sim {
+
+struct Frame;
+class TaskRecorder;
+
+class TaskWindowScope {
+ public:
+  // Opens the scope of the task at `depth` running in `frame`; inactive when the recorder
+  // does not record windows.
+  TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth);
+  ~TaskWindowScope();
+  TaskWindowScope(const TaskWindowScope&) = delete;
+  TaskWindowScope& operator=(const TaskWindowScope&) = delete;
+
+  uint32_t first_window() const { return first_; }
+
+ private:
+  friend void note_window(const at::Tensor&, at::IntArrayRef, at::IntArrayRef, bool);
+  void note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write);
+
+  TaskRecorder& recorder_;
+  const Frame& frame_;
+  int depth_;
+  uint32_t first_ = 0;
+  bool active_;
+  TaskWindowScope* outer_;
+  bool outside_sorted_ = false;
+  std::vector<std::pair<const void*, int>> outside_;  // storage -> frame slot holding it at the start
+};
+
+// `base`'s window at `offset` (over its leading axes) of `extents` (missing trailing axes:
+// whole), read or written by the task open on this thread, if any.
+void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write);
+inline void note_read(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents) {
+  note_window(base, offset, extents, false);
+}
+inline void note_write(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents) {
+  note_window(base, offset, extents, true);
+}
+
+}  // namespace pypto_golden::sim

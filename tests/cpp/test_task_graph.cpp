@@ -1,0 +1,100 @@
+// The task graph of enable_dep_gen from recorded windows: read-after-write and
+// write-after-write edges, boxes of a tensor's shape, strided windows by their span, later
+// covering writes superseding earlier ones.
+#include "report/task_graph.h"
+
+#include <doctest/doctest.h>
+
+#include <tuple>
+
+using pypto_golden::task_edges;
+using pypto_golden::TaskEdge;
+using pypto_golden::sim::RecordedTensor;
+using pypto_golden::sim::TaskRecord;
+using pypto_golden::sim::TaskWindow;
+
+namespace {
+
+const std::string kName = "t";
+
+// A [rows, cols] window of a row-major [R, 16] tensor at (row, col).
+TaskWindow box(int tensor, bool write, int64_t row, int64_t col, int64_t rows, int64_t cols) {
+  return {tensor, write, row * 16 + col, {rows, cols}, {16, 1}, {}};
+}
+
+TaskRecord task(std::vector<TaskWindow> windows) {
+  TaskRecord t;
+  t.name = &kName;
+  t.windows = std::move(windows);
+  return t;
+}
+
+std::vector<std::tuple<size_t, size_t, int, bool>> edges_of(const std::vector<TaskRecord>& tasks,
+                                                            const std::vector<RecordedTensor>& tensors) {
+  std::vector<std::tuple<size_t, size_t, int, bool>> out;
+  for (const TaskEdge& e : task_edges(tasks, tensors)) out.emplace_back(e.pred, e.succ, e.tensor, e.covered);
+  return out;
+}
+
+const std::vector<RecordedTensor> kTwo = {{"a", c10::kFloat, {32, 16}, 512}, {"b", c10::kFloat, {32, 16}, 512}};
+
+}  // namespace
+
+TEST_CASE("a read depends on the writers of the windows it overlaps, by box") {
+  const std::vector<TaskRecord> tasks = {
+      task({box(0, true, 0, 0, 16, 16)}),   // 0 writes a's rows 0..16
+      task({box(0, true, 16, 0, 16, 16)}),  // 1 writes a's rows 16..32
+      task({box(0, false, 8, 0, 4, 16)}),   // 2 reads rows 8..12: inside 0's
+      task({box(0, false, 12, 0, 8, 16)}),  // 3 reads rows 12..20: across 0's and 1's
+      task({box(0, false, 0, 8, 32, 8)}),   // 4 reads the right half of every row
+      task({box(1, false, 0, 0, 32, 16)}),  // 5 reads b, which nobody wrote
+  };
+  CHECK(edges_of(tasks, kTwo) == std::vector<std::tuple<size_t, size_t, int, bool>>{
+                                     {0, 2, 0, true}, {0, 3, 0, false}, {1, 3, 0, false}, {0, 4, 0, false},
+                                     {1, 4, 0, false}});
+}
+
+TEST_CASE("boxes side by side in a row do not overlap though their spans do") {
+  const std::vector<TaskRecord> tasks = {
+      task({box(0, true, 0, 0, 32, 8)}),   // the left half of every row
+      task({box(0, false, 0, 8, 32, 8)}),  // the right half: spans interleave, boxes do not meet
+  };
+  CHECK(edges_of(tasks, kTwo).empty());
+}
+
+TEST_CASE("a covering write supersedes earlier writes; write after write is an edge") {
+  const std::vector<TaskRecord> tasks = {
+      task({box(0, true, 0, 0, 8, 16)}),    // 0
+      task({box(0, true, 0, 0, 32, 16)}),   // 1 rewrites all of a: depends on 0, then covers it
+      task({box(0, false, 0, 0, 4, 16)}),   // 2 reads rows 0..4: only 1 is its writer
+  };
+  CHECK(edges_of(tasks, kTwo) ==
+        std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 1, 0, false}, {1, 2, 0, true}});
+}
+
+TEST_CASE("a task's own windows give no edge; one edge per predecessor and tensor") {
+  const std::vector<TaskRecord> tasks = {
+      task({box(0, true, 0, 0, 16, 16), box(1, true, 0, 0, 16, 16)}),
+      task({box(0, false, 0, 0, 4, 16), box(0, false, 4, 0, 4, 16), box(1, false, 0, 0, 1, 1),
+            box(0, true, 0, 0, 1, 16), box(0, false, 0, 0, 1, 16)}),
+  };
+  CHECK(edges_of(tasks, kTwo) ==
+        std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 1, 0, true}, {0, 1, 1, true}});
+}
+
+TEST_CASE("a window that is not a box of the tensor's shape is told by its span") {
+  // A column of a as a [32] vector with stride 16 (rank 1 against a's 2 axes).
+  const TaskWindow column{0, false, 3, {32}, {16}, {}};
+  const std::vector<TaskRecord> tasks = {
+      task({box(0, true, 31, 0, 1, 16)}),  // the last row: inside the column's span [3, 500)
+      task({column}),
+  };
+  CHECK(edges_of(tasks, kTwo) == std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 1, 0, false}});
+  const std::vector<TaskRecord> past = {task({box(0, true, 31, 8, 1, 8)}), task({column})};  // [504, 512)
+  CHECK(edges_of(past, kTwo).empty());
+}
+
+TEST_CASE("empty windows touch nothing") {
+  const std::vector<TaskRecord> tasks = {task({box(0, true, 0, 0, 16, 16)}), task({box(0, false, 0, 0, 0, 16)})};
+  CHECK(edges_of(tasks, kTwo).empty());
+}
