@@ -50,9 +50,12 @@ void AtStmt::exec(Frame& frame) const {
     ~Nest() { --depth; }
   };
   uint32_t first_window = 0;
-  {
+  if (recorder->windows()) {
     TaskWindowScope windows(*recorder, frame, depth);
     first_window = windows.first_window();
+    Nest nest;
+    run_block(body_, frame);
+  } else {
     Nest nest;
     run_block(body_, frame);
   }
