@@ -257,11 +257,8 @@ std::string pmu_csv(const DfxRun& run, const Recorded& rec) {
   return out;
 }
 
-}  // namespace
-
-std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
-                                                     const sim::TaskRecorder& recorder) {
-  Recorded rec{recorder.tasks(), recorder.tensors(), {}};
+// The files `run` asks for, of the tasks of one dispatch, in `dir`.
+std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, const DfxRun& run, Recorded rec) {
   if (run.dep_gen) rec.edges = task_edges(rec.tasks, rec.tensors);
   std::vector<std::filesystem::path> written;
   if (run.swimlane_level > 0) {
@@ -284,6 +281,34 @@ std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path
   if (run.scope_stats) {
     written.push_back(dir / "scope_stats" / "scope_stats.jsonl");
     write_text(written.back(), scope_stats(run, rec));
+  }
+  return written;
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
+                                                     const sim::TaskRecorder& recorder) {
+  std::vector<sim::TaskRecord> tasks = recorder.tasks();
+  std::vector<sim::RecordedTensor> tensors = recorder.tensors();
+  // An L3 program's chip launches each get their files in rank{r}/d{k}/ (the k-th launch on
+  // rank r), as PyPTO's distributed runner lays them out; the swimlane of every rank is also
+  // merged into one trace at the top.
+  std::map<std::pair<int, int>, std::vector<sim::TaskRecord>> launches;
+  std::vector<sim::TaskRecord> host;
+  for (const auto& t : tasks) (t.rank >= 0 ? launches[{t.rank, t.launch}] : host).push_back(t);
+  if (launches.empty()) return write_set(dir, run, {std::move(tasks), std::move(tensors), {}});
+  std::vector<std::filesystem::path> written;
+  if (!host.empty()) written = write_set(dir, run, {std::move(host), tensors, {}});
+  for (auto& [where, group] : launches) {
+    DfxRun chip = run;
+    chip.kernel = *group.front().program;
+    const auto dispatch_dir = dir / ("rank" + std::to_string(where.first)) / ("d" + std::to_string(where.second));
+    for (auto& path : write_set(dispatch_dir, chip, {std::move(group), tensors, {}})) written.push_back(path);
+  }
+  if (run.swimlane_level > 0) {
+    written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
+    write_json(written.back(), trace(run, {std::move(tasks), std::move(tensors), {}}));
   }
   return written;
 }

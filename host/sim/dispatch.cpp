@@ -90,11 +90,17 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
 
   {
     InterruptScope interrupt_scope;
-    struct Recording {  // the recorder is the device's for this dispatch only
-      Device& device;
-      Recording(Device& d, TaskRecorder* r) : device(d) { device.set_recorder(r); }
-      ~Recording() { device.set_recorder(nullptr); }
-    } recording(device, options.recorder);
+    struct Recording {  // the recorder is the devices' (the ranks' too) for this dispatch only
+      std::vector<Device*> devices;
+      Recording(Device& d, CommDomain* domain, TaskRecorder* r) : devices{&d} {
+        if (domain)
+          for (int k = 0; k < domain->world_size(); ++k) devices.push_back(&domain->device(k));
+        for (Device* each : devices) each->set_recorder(r);
+      }
+      ~Recording() {
+        for (Device* each : devices) each->set_recorder(nullptr);
+      }
+    } recording(device, options.recorder ? domain : nullptr, options.recorder);
     run_block(fn.body, frame);
     if (domain) domain->join();  // the frontend ends a host program with a join; any program waits here
   }

@@ -112,7 +112,11 @@ void LaunchStmt::exec(Frame& frame) const {
   chip.in_parallel = false;
   for (Value& v : chip.slots)
     if (v.is_tensor()) v.tensor = domain.on_rank(v.tensor, r);
-  domain.launch(r, [this, chip]() mutable { run_block(body_, chip); });
+  const int k = domain.next_launch_index(r);
+  domain.launch(r, [this, chip, r, k]() mutable {
+    ChipLaunchScope launch(r, k, name_);
+    run_block(body_, chip);
+  });
 }
 
 void JoinStmt::exec(Frame& frame) const { host_domain(frame, "join").join(); }

@@ -19,6 +19,13 @@ struct LaneCache {
 };
 thread_local LaneCache cache;
 
+// The chip launch this thread runs (ChipLaunchScope).
+struct Launch {
+  int rank = -1, index = 0;
+  const std::string* program = nullptr;
+};
+thread_local Launch current_launch;
+
 // A tensor that is its whole storage, contiguous from its start: its shape names the buffer.
 bool is_whole(const at::Tensor& t) {
   return t.storage_offset() == 0 && t.is_contiguous() &&
@@ -26,6 +33,13 @@ bool is_whole(const at::Tensor& t) {
 }
 
 }  // namespace
+
+ChipLaunchScope::ChipLaunchScope(int rank, int launch, const std::string& program)
+    : rank_(current_launch.rank), launch_(current_launch.index), program_(current_launch.program) {
+  current_launch = {rank, launch, &program};
+}
+
+ChipLaunchScope::~ChipLaunchScope() { current_launch = {rank_, launch_, program_}; }
 
 TaskRecorder::TaskRecorder(bool windows, bool payloads)
     : origin_(std::chrono::steady_clock::now()), serial_(next_serial++), windows_(windows || payloads),
@@ -55,7 +69,8 @@ void TaskRecorder::record(const std::string& name, int line, int device, int64_t
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
-  l.tasks.push_back({{&name, line, device, l.id, start_ns, end_ns, depth, {}},
+  l.tasks.push_back({{&name, line, device, l.id, start_ns, end_ns, depth, current_launch.rank, current_launch.index,
+                      current_launch.program, {}},
                      first_window,
                      static_cast<uint32_t>(l.windows.size())});
 }

@@ -42,7 +42,25 @@ struct TaskRecord {
   int64_t start_ns = 0;  // since the recorder was made
   int64_t end_ns = 0;
   int depth = 0;  // regions nested in a region of the same lane (0: outermost)
+  // An L3 program's task: the chip launch it ran in (rank, the launch's number on that
+  // rank, the chip program's name); rank -1 otherwise.
+  int rank = -1;
+  int launch = 0;
+  const std::string* program = nullptr;
   std::vector<TaskWindow> windows;  // in the order the task touched them (with windows on)
+};
+
+// Marks the tasks this thread records while it lives as those of one chip launch.
+class ChipLaunchScope {
+ public:
+  ChipLaunchScope(int rank, int launch, const std::string& program);
+  ~ChipLaunchScope();
+  ChipLaunchScope(const ChipLaunchScope&) = delete;
+  ChipLaunchScope& operator=(const ChipLaunchScope&) = delete;
+
+ private:
+  int rank_, launch_;
+  const std::string* program_;
 };
 
 class TaskRecorder {

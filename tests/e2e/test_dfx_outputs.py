@@ -8,7 +8,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from conftest import clean_env
+from conftest import SAMPLES, clean_env
 from kernel_scripts import write_kernel_script
 
 DFX_MAIN = """
@@ -252,3 +252,39 @@ def test_pmu_counts_what_the_simulator_measures(tmp_path, host):
         [(str(k), "scale", "4096", "4096", "2") for k in range(2)]
         + [(str(k), "shift", "2048", "2048", "2") for k in range(2, 6)] + [("6", "again", "1024", "1024", "2")])
     assert all(r[0] == r[1] and int(r[4]) > 0 for r in rows)
+
+
+L3_DFX = '''
+import sys
+sys.path.insert(0, SAMPLES)
+import ring_allreduce as sample
+from golden import run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+result = run(fn=sample.ring_allreduce, specs=sample.build_specs(), golden_fn=sample.golden_ring_allreduce,
+             config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1, 2, 3]),
+                              enable_chip_swimlane=1, enable_dep_gen=True))
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_an_l3_program_writes_each_chip_launch_in_rank_and_dispatch_folders(tmp_path, host):
+    script = tmp_path / "l3_dfx.py"
+    script.write_text(L3_DFX.replace("SAMPLES", repr(str(SAMPLES))))
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (tmp_path / "build_output").iterdir()
+    dfx = build / "dfx_outputs"
+    per_launch = ["chip_swimlane_records.json", "merged_swimlane_ring_chip.json", "deps.json", "deps.dot"]
+    assert re.findall(r"^\[RUN\]   dfx: (.*)$", proc.stdout, re.M) == [
+        str(dfx / f"rank{r}" / "d0" / name) for r in range(4) for name in per_launch] + [
+        str(dfx / "merged_swimlane_ring_allreduce.json")]
+    for r in range(4):
+        records = json.loads((dfx / f"rank{r}" / "d0" / "chip_swimlane_records.json").read_text())
+        assert records["kernel"] == "ring_chip" and records["tasks"]
+        assert {t["device"] for t in records["tasks"]} == {r}
+        assert [t["task_id"] for t in records["tasks"]] == list(range(len(records["tasks"])))
+    trace = json.loads((dfx / "merged_swimlane_ring_allreduce.json").read_text())
+    check_trace(trace)
+    assert {e["pid"] for e in trace["traceEvents"] if e["ph"] == "X"} == {0, 1, 2, 3}

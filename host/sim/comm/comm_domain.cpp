@@ -32,7 +32,8 @@ CommDomain::CommDomain(std::vector<int> device_ids, std::vector<Device*> devices
       wait_timeout_(wait_timeout),
       transport_(std::make_unique<InProcessTransport>(static_cast<int>(devices_.size()))),
       queues_(static_cast<int>(devices_.size())),
-      busy_us_(devices_.size(), 0.0) {}
+      busy_us_(devices_.size(), 0.0),
+      launches_(devices_.size(), 0) {}
 
 CommDomain::~CommDomain() {
   transport_->abort();  // a host program that failed mid-way leaves no rank waiting
@@ -46,6 +47,7 @@ std::string CommDomain::rank_name(int rank) const {
 void CommDomain::begin_dispatch() {
   next_buffer_ = 0;
   std::fill(busy_us_.begin(), busy_us_.end(), 0.0);
+  std::fill(launches_.begin(), launches_.end(), 0);
   std::lock_guard<std::mutex> lock(waited_mu_);
   waited_.clear();
 }

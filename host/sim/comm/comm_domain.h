@@ -71,6 +71,9 @@ class CommDomain {
   // holds rank 0's copy) as the same view of the rank's copy, any other tensor as it is.
   at::Tensor on_rank(const at::Tensor& t, int rank);
 
+  // The number of this launch among `rank`'s launches in the dispatch (0, 1, ...): the d{k}
+  // of the DFX outputs' rank{r}/d{k}. Called by the host program's thread only.
+  int next_launch_index(int rank) { return launches_.at(static_cast<size_t>(rank))++; }
   // Runs `job` on the rank's thread after the rank's earlier jobs. A job that throws stops
   // the other ranks' waits; join() reports it.
   void launch(int rank, std::function<void()> job);
@@ -100,6 +103,7 @@ class CommDomain {
   std::vector<WaitedSlot> waited_;  // in the order first waited on, each slot once
   int next_buffer_ = 0;          // the allocation this dispatch makes next
   std::vector<double> busy_us_;  // written by each rank's own thread only
+  std::vector<int> launches_;    // per rank, launches so far this dispatch
 };
 
 }  // namespace pypto_golden::sim
