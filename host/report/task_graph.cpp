@@ -106,11 +106,12 @@ std::vector<TaskEdge> task_edges(const std::vector<sim::TaskRecord>& tasks,
       if (w.write) writes.push_back({w.tensor, std::move(r)});
     }
     for (const auto& [key, covered] : found) edges.push_back({key.first, succ, key.second, covered});
-    for (auto& [tensor, r] : writes) {
-      auto& list = live[static_cast<size_t>(tensor)];
+    for (auto& write : writes) {  // (not a structured binding: clang 14 cannot capture one)
+      const Region& r = write.second;
+      auto& list = live[static_cast<size_t>(write.first)];
       list.erase(std::remove_if(list.begin(), list.end(), [&](const Writer& p) { return covers(r, p.region); }),
                  list.end());
-      list.push_back({succ, std::move(r)});
+      list.push_back({succ, std::move(write.second)});
     }
   }
   return edges;
