@@ -85,6 +85,33 @@ void save_tensor_file(const std::filesystem::path& path, const at::Tensor& tenso
 
 namespace {
 
+// A fuzz finding: torch's C++ reader builds the tensor over a storage record smaller than
+// its shape, strides and offset reach (a 0-byte record under a 2-element tensor), where
+// Python's torch.load refuses ("record size does not match"); reading it then reads outside
+// the storage. Why such a tensor cannot be read, or nullopt when it fits its storage.
+std::optional<std::string> storage_extent_problem(const at::Tensor& t) {
+  if (t.numel() == 0) return std::nullopt;
+  int64_t last = t.storage_offset();  // the furthest element, counted from the storage's start
+  bool bad = last < 0;
+  for (int64_t k = 0; k < t.dim() && !bad; ++k) {
+    int64_t reach = 0;
+    bad = t.stride(k) < 0 || __builtin_mul_overflow(t.size(k) - 1, t.stride(k), &reach) ||
+          __builtin_add_overflow(last, reach, &last);
+  }
+  const auto item = static_cast<int64_t>(t.element_size());
+  int64_t need = 0;
+  bad = bad || __builtin_add_overflow(last, int64_t{1}, &need) || __builtin_mul_overflow(need, item, &need);
+  const auto have = static_cast<int64_t>(t.storage().nbytes());
+  if (!bad && need <= have && t.storage().data() != nullptr) return std::nullopt;
+  std::string shape = "(";
+  for (int64_t k = 0; k < t.dim(); ++k) shape += (k ? ", " : "") + std::to_string(t.size(k));
+  shape += t.dim() == 1 ? ",)" : ")";
+  if (!bad && t.storage().data() == nullptr)
+    return "its storage record holds no data for the " + std::to_string(need) + " bytes its tensor of shape " + shape +
+           " needs";
+  return "its tensor of shape " + shape + " reaches past its storage record of " + std::to_string(have) + " bytes";
+}
+
 // The one reading path of both entry points: `open` makes the zip reader (from a file or
 // from memory); every failure becomes a TensorFileError naming `origin`.
 template <typename OpenReader>
@@ -127,6 +154,7 @@ at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReade
   if (!native_tensor_file_dtype(value.toTensor().scalar_type()))
     throw unreadable("its storage is of dtype " + std::string(c10::toString(value.toTensor().scalar_type())) +
                      ", which torch.save never writes in this form");
+  if (auto problem = storage_extent_problem(value.toTensor())) throw unreadable(*problem);
   return value.toTensor();
 }
 

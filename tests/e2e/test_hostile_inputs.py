@@ -210,9 +210,14 @@ def archive_with_pickle(path, pickle):
         (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-uint1-storage.pt", p),
          "is not a readable torch tensor file (its storage is of dtype UInt1, which torch.save never writes in this "
          "form)"),
+        # A fuzz finding: a 2-element tensor over an empty storage record, which torch's C++
+        # reader accepts (Python's torch.load refuses it) and a copy then reads from address 0.
+        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-storage-record-smaller-than-tensor.pt", p),
+         "is not a readable torch tensor file (its storage record holds no data for the 2 bytes its tensor of shape "
+         "(2,) needs)"),
     ],
     ids=["empty", "random-bytes", "2GiB-of-zeros", "directory", "fifo", "dict", "pickle-claiming-gigabytes",
-         "pickle-memo-index", "uint1-storage"],
+         "pickle-memo-index", "uint1-storage", "storage-smaller-than-tensor"],
 )
 def test_a_hostile_snapshot_file(host, saved, make, problem):
     path = saved / "data/in/x.pt"
