@@ -47,8 +47,9 @@ class Analysis {
     if (node.is_object()) {
       auto e = node.find("e");
       if (e != node.end() && *e == "var") {
-        const int s = node.value("slot", -1);
-        if (s >= 0 && static_cast<size_t>(s) < aliases_.size()) merge(out, aliases_[static_cast<size_t>(s)]);
+        auto s = node.find("slot");
+        const int64_t k = s == node.end() ? -1 : slot_index(*s);
+        if (k >= 0) merge(out, aliases_[static_cast<size_t>(k)]);
         return;
       }
       for (const auto& [key, child] : node.items())
@@ -58,10 +59,20 @@ class Analysis {
     }
   }
 
-  // The alias set of a slot number; null for one out of range (the loader refuses those).
+  // A slot number as an index into aliases_, or -1 for anything else (the loader refuses
+  // those): a fuzz finding, a slot of 3.3e20 (a JSON float) converted to int was undefined
+  // behaviour.
+  int64_t slot_index(const json& s) const {
+    if (!s.is_number_integer()) return -1;
+    if (s.is_number_unsigned()) return s.get<uint64_t>() < aliases_.size() ? static_cast<int64_t>(s.get<uint64_t>()) : -1;
+    const int64_t k = s.get<int64_t>();
+    return k >= 0 && static_cast<uint64_t>(k) < aliases_.size() ? k : -1;
+  }
+
+  // The alias set of a slot number; null for one the loader refuses.
   Params* slot(const json& s) {
-    const int k = s.is_number_integer() ? s.get<int>() : -1;
-    return k >= 0 && static_cast<size_t>(k) < aliases_.size() ? &aliases_[static_cast<size_t>(k)] : nullptr;
+    const int64_t k = slot_index(s);
+    return k < 0 ? nullptr : &aliases_[static_cast<size_t>(k)];
   }
 
   bool propagate(const json& block) {

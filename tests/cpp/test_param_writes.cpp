@@ -91,3 +91,13 @@ TEST_CASE("every op without a result-into form is either a known writer or a kno
     if (def.into == nullptr) CHECK((writers.count(def.name) + readers.count(def.name)) == 1);
   }
 }
+
+TEST_CASE("slot numbers that are no slot are passed over: negative, huge, a JSON float (a fuzz finding)") {
+  // 3.3e20 parses as a float; converting it to int was undefined behaviour (UBSan's report).
+  for (const char* slot : {"-1", "7", "18446744073709551615", "333333333333333333333", "1.5", "\"0\""}) {
+    const std::string bad = std::string(R"({"e": "var", "slot": )") + slot + "}";
+    CHECK(written(R"([{"s": "assign", "line": 1, "slot": )" + std::string(slot) + R"(, "value": )" + kVarX +
+                  R"(}, {"s": "write", "line": 2, "target": 2, "index": [], "text": "y", "value": )" + bad + "}]") ==
+          std::vector<bool>{false, false, true, false});
+  }
+}
