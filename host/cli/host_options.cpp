@@ -144,31 +144,27 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       (a == "--save-data" ? o.save_data : o.compile_only) = true;
       continue;
     }
-    if (option_value(args, k, "--junit", value, missing)) {
+    // The options that take a path: each its own field, each refused without its path.
+    const struct {
+      const char* name;
+      const char* what;
+      std::optional<std::string>* field;
+    } paths[] = {{"--junit", "a file", &o.junit},
+                 {"--report", "a directory", &o.report},
+                 {"--golden-data", "a directory", &o.golden_data},
+                 {"--runtime-dir", "a directory", &o.runtime_dir}};
+    bool took_path = false;
+    for (const auto& p : paths) {
+      if (!option_value(args, k, p.name, value, missing)) continue;
       if (missing || value.empty()) {
-        out.error = "--junit needs a file";
+        out.error = std::string(p.name) + " needs " + p.what;
         return out;
       }
-      o.junit = value;
-      continue;
+      *p.field = value;
+      took_path = true;
+      break;
     }
-    if (option_value(args, k, "--report", value, missing)) {
-      if (missing || value.empty()) {
-        out.error = "--report needs a directory";
-        return out;
-      }
-      o.report = value;
-      continue;
-    }
-    const bool golden_data = option_value(args, k, "--golden-data", value, missing);
-    if (golden_data || option_value(args, k, "--runtime-dir", value, missing)) {
-      if (missing || value.empty()) {
-        out.error = std::string(golden_data ? "--golden-data" : "--runtime-dir") + " needs a directory";
-        return out;
-      }
-      (golden_data ? o.golden_data : o.runtime_dir) = value;
-      continue;
-    }
+    if (took_path) continue;
     if (a == "--") {
       if (k + 1 >= args.size()) break;
       o.script = args[k + 1];
