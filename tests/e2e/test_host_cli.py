@@ -251,10 +251,15 @@ def test_ctrl_c_under_python3_dies_by_sigint(tmp_path):
 
 @pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is not installed")
 def test_runs_under_gdb_in_one_process_with_symbols(tmp_path):
+    env = clean_env(tmp_path)
+    # Under the sanitizer build the ASan runtime is preloaded: into the program, not into gdb
+    # (gdb with it preloaded does not finish).
+    preload = env.pop("LD_PRELOAD", None)
+    inferior_env = ["-ex", f"set environment LD_PRELOAD={preload}"] if preload else []
     proc = subprocess.run(
-        ["gdb", "-batch", "-ex", "info line pypto_golden::run_pipeline", "-ex", "run",
+        ["gdb", "-batch", *inferior_env, "-ex", "info line pypto_golden::run_pipeline", "-ex", "run",
          "--args", str(HOST_BIN), str(SAMPLES / "hello_world.py"), "-p", "a2a3sim"],
-        cwd=tmp_path, env=clean_env(tmp_path), capture_output=True, text=True, timeout=600,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
     )
     assert re.search(r'Line \d+ of ".*host/run/pipeline\.cpp"', proc.stdout), proc.stdout[-2000:]
     assert "[RUN] PASS" in proc.stdout
