@@ -288,16 +288,15 @@ std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, c
 }  // namespace
 
 std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
-                                                     const sim::TaskRecorder& recorder) {
-  std::vector<sim::TaskRecord> tasks = recorder.tasks();
-  std::vector<sim::RecordedTensor> tensors = recorder.tensors();
+                                                     const std::vector<sim::TaskRecord>& tasks,
+                                                     const std::vector<sim::RecordedTensor>& tensors) {
   // An L3 program's chip launches each get their files in rank{r}/d{k}/ (the k-th launch on
   // rank r), as PyPTO's distributed runner lays them out; the swimlane of every rank is also
   // merged into one trace at the top.
   std::map<std::pair<int, int>, std::vector<sim::TaskRecord>> launches;
   std::vector<sim::TaskRecord> host;
   for (const auto& t : tasks) (t.rank >= 0 ? launches[{t.rank, t.launch}] : host).push_back(t);
-  if (launches.empty()) return write_set(dir, run, {std::move(tasks), std::move(tensors), {}});
+  if (launches.empty()) return write_set(dir, run, {tasks, tensors, {}});
   std::vector<std::filesystem::path> written;
   if (!host.empty()) written = write_set(dir, run, {std::move(host), tensors, {}});
   for (auto& [where, group] : launches) {
@@ -308,7 +307,7 @@ std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path
   }
   if (run.swimlane_level > 0) {
     written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
-    write_json(written.back(), trace(run, {std::move(tasks), std::move(tensors), {}}));
+    write_json(written.back(), trace(run, {tasks, tensors, {}}));
   }
   return written;
 }

@@ -28,8 +28,10 @@ struct DfxRun {
   bool windows() const { return dep_gen || dump_args >= 2 || pmu > 0; }
 };
 
-// Writes the files `run` asks for from what `recorder` recorded; returns their paths.
+// Writes the files `run` asks for from the recorded tasks and tensors (TaskRecorder::tasks()
+// and tensors()); returns their paths.
 std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
-                                                     const sim::TaskRecorder& recorder);
+                                                     const std::vector<sim::TaskRecord>& tasks,
+                                                     const std::vector<sim::RecordedTensor>& tensors);
 
 }  // namespace pypto_golden

@@ -69,11 +69,10 @@ void draw_failures(RunRecord& record, const std::vector<NativeSpec>& specs, cons
   py::gil_scoped_release release;
   for (auto& out : record.outputs) {
     if (out.passed) continue;
+    const auto golden = expected.find(out.name);
+    if (golden == expected.end() || !golden->second.defined()) continue;
     for (size_t k = 0; k < specs.size(); ++k) {
-      const auto golden = expected.find(out.name);
-      if (specs[k].name != out.name || golden == expected.end() || !golden->second.defined() ||
-          !golden->second.sizes().equals(host[k].sizes()))
-        continue;
+      if (specs[k].name != out.name || !golden->second.sizes().equals(host[k].sizes())) continue;
       at::Tensor mask;
       for (const auto& u : unwritten)
         if (u.name == out.name && golden->second.scalar_type() == host[k].scalar_type())
@@ -340,10 +339,11 @@ RunOutcome run_pipeline(const RunRequest& req) {
       dfx.kernel = kernel.name;
       dfx.source_file = program->source_file;
       dfx.platform = asked_platform;
-      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, *recorder))
+      const std::vector<sim::TaskRecord> tasks = recorder->tasks();  // merged once, for both
+      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, tasks, recorder->tensors()))
         log.line("[RUN]   dfx: " + path.string());
+      if (dfx.swimlane_level > 0 && html_report_requested()) keep_swimlane(record, tasks);
     }
-    if (recorder && dfx.swimlane_level > 0 && html_report_requested()) keep_swimlane(record, recorder->tasks());
 
     if (knobs.enabled && !skip_line.empty()) log.line(skip_line);
     if (benchmark)
