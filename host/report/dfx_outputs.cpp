@@ -57,7 +57,7 @@ json records(const DfxRun& run, const Recorded& rec) {
     const auto& t = tasks[k];
     list.push_back({{"task_id", k}, {"func_name", *t.name}, {"device", t.device}, {"worker", t.lane},
                     {"start_us", us(t.start_ns)}, {"end_us", us(t.end_ns)}, {"source", where(run, t.line)},
-                    {"depth", t.depth}});
+                    {"depth", t.depth}, {"device_memory_bytes", {t.start_bytes, t.end_bytes}}});
     if (run.dep_gen) {
       json windows = json::array();
       for (const auto& w : t.windows) windows.push_back(window_json(w, rec));
@@ -92,6 +92,18 @@ json trace(const DfxRun& run, const Recorded& rec) {
     events.push_back({{"name", *t.name}, {"cat", "task"}, {"ph", "X"}, {"ts", us(t.start_ns)},
                       {"dur", us(t.end_ns - t.start_ns)}, {"pid", t.device}, {"tid", t.lane},
                       {"args", {{"task_id", k}, {"source", where(run, t.line)}}}});
+  }
+  // A counter per device of the memory in use, sampled at every task's start and end.
+  std::map<int, std::vector<std::pair<int64_t, int64_t>>> memory;  // device -> (ns, bytes)
+  for (const auto& t : tasks) {
+    memory[t.device].push_back({t.start_ns, t.start_bytes});
+    memory[t.device].push_back({t.end_ns, t.end_bytes});
+  }
+  for (auto& [d, samples] : memory) {
+    std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [ns, bytes] : samples)
+      events.push_back({{"name", "device memory"}, {"cat", "memory"}, {"ph", "C"}, {"ts", us(ns)}, {"pid", d},
+                        {"args", {{"bytes in use", bytes}}}});
   }
   // A flow arrow per dependency, from inside the predecessor's slice to the successor's.
   for (size_t e = 0; e < rec.edges.size(); ++e) {

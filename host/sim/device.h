@@ -74,6 +74,9 @@ class Device {
   static PoisonScan scan_poison_against(const at::Tensor& actual, const at::Tensor& expected);
   // The same elements as a bool tensor shaped like `actual` (the HTML report's mask).
   static at::Tensor poison_mask_against(const at::Tensor& actual, const at::Tensor& expected);
+  // Bytes of device memory in use now (the tensors alive in it; a shared, never-written
+  // input is host memory and does not count).
+  int64_t live_bytes() const { return memory_->live_bytes(); }
   // Uninitialised device memory (create_tensor inside a kernel, scratch).
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
   // Copies device memory back into the host tensor; with `scan`, counts the poisoned

@@ -51,6 +51,7 @@ DeviceMemory::BlockHeader* DeviceMemory::take(size_t bytes) {
 }
 
 void DeviceMemory::give_back(BlockHeader* h) {
+  live_bytes_.fetch_sub(static_cast<int64_t>(h->bytes), std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu_);
   if (cached_bytes_ + h->bytes > kMaxCachedBytes) {
     h->~BlockHeader();
@@ -81,6 +82,7 @@ at::Tensor DeviceMemory::allocate(const std::shared_ptr<DeviceMemory>& self, at:
   const size_t bytes = std::max<size_t>(1, static_cast<size_t>(numel) * c10::elementSize(dtype));
   BlockHeader* h = self->take(bytes);
   h->owner = self;
+  self->live_bytes_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
   c10::DataPtr data(payload(h), h, &DeviceMemory::release, c10::Device(c10::kCPU));
   c10::Storage storage(c10::Storage::use_byte_size_t(), bytes, std::move(data), nullptr, false);
   at::Tensor t = at::detail::make_tensor<c10::TensorImpl>(std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU),

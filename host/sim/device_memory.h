@@ -4,7 +4,9 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -25,6 +27,9 @@ class DeviceMemory {
                              c10::ScalarType dtype);
 
   size_t cached_bytes() const;
+  // Bytes of the blocks in use (tensors alive), for the trace's memory counter: a relaxed
+  // read, cheap enough to take at every task's start and end.
+  int64_t live_bytes() const { return live_bytes_.load(std::memory_order_relaxed); }
 
  private:
   struct BlockHeader;
@@ -37,6 +42,7 @@ class DeviceMemory {
   // op per iteration), so an exact-size bucket is a vector pop, with no allocation.
   std::unordered_map<size_t, std::vector<BlockHeader*>> free_;
   size_t cached_bytes_ = 0;
+  std::atomic<int64_t> live_bytes_{0};
 };
 
 }  // namespace pypto_golden::sim

@@ -90,6 +90,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
 
   {
     InterruptScope interrupt_scope;
+    DispatchThreadScope threads(device.pool().size());
     struct Recording {  // the recorder is the devices' (the ranks' too) for this dispatch only
       std::vector<Device*> devices;
       Recording(Device& d, CommDomain* domain, TaskRecorder* r) : devices{&d} {

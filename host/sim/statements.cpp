@@ -44,7 +44,7 @@ void AtStmt::exec(Frame& frame) const {
     return;
   }
   thread_local int depth = 0;  // regions nested in one on this thread
-  const int64_t start = recorder->now_ns();
+  const TaskRecorder::Start start{recorder->now_ns(), frame.device->live_bytes()};
   struct Nest {
     Nest() { ++depth; }
     ~Nest() { --depth; }
@@ -59,7 +59,7 @@ void AtStmt::exec(Frame& frame) const {
     Nest nest;
     run_block(body_, frame);
   }
-  recorder->record(name_, line(), device, start, depth, first_window);
+  recorder->record(name_, line(), device, start, frame.device->live_bytes(), depth, first_window);
   count_task(device);
 }
 

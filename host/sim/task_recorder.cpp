@@ -59,7 +59,7 @@ TaskRecorder::Lane& TaskRecorder::lane() {
 
 uint32_t TaskRecorder::next_window() { return static_cast<uint32_t>(lane().windows.size()); }
 
-void TaskRecorder::record(const std::string& name, int line, int device, int64_t start_ns, int depth,
+void TaskRecorder::record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
                           uint32_t first_window) {
   const int64_t end_ns = now_ns();
   Lane& l = lane();
@@ -69,8 +69,8 @@ void TaskRecorder::record(const std::string& name, int line, int device, int64_t
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
-  l.tasks.push_back({{&name, line, device, l.id, start_ns, end_ns, depth, current_launch.rank, current_launch.index,
-                      current_launch.program, {}},
+  l.tasks.push_back({{&name, line, device, l.id, start.ns, end_ns, start.bytes, end_bytes, depth, current_launch.rank,
+                      current_launch.index, current_launch.program, {}},
                      first_window,
                      static_cast<uint32_t>(l.windows.size())});
 }

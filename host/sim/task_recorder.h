@@ -41,6 +41,8 @@ struct TaskRecord {
   int lane = 0;  // the thread that ran it, numbered in the order threads first ran a task
   int64_t start_ns = 0;  // since the recorder was made
   int64_t end_ns = 0;
+  int64_t start_bytes = 0;  // the device's memory in use when it started and when it ended
+  int64_t end_bytes = 0;
   int depth = 0;  // regions nested in a region of the same lane (0: outermost)
   // An L3 program's task: the chip launch it ran in (rank, the launch's number on that
   // rank, the chip program's name); rank -1 otherwise.
@@ -76,9 +78,16 @@ class TaskRecorder {
   }
   // Where this thread's next window goes: pass it to record() as the task's first.
   uint32_t next_window();
-  // A region called `name` at `line` that ran on this thread from start_ns to now. Each
-  // thread appends to its own lane: no lock after a thread's first task.
-  void record(const std::string& name, int line, int device, int64_t start_ns, int depth, uint32_t first_window = 0);
+  // When a task starts: the time and the device's memory in use.
+  struct Start {
+    int64_t ns = 0;
+    int64_t bytes = 0;
+  };
+  // A region called `name` at `line` that ran on this thread from `start` to now, when its
+  // device had `end_bytes` of memory in use. Each thread appends to its own lane: no lock
+  // after a thread's first task.
+  void record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
+              uint32_t first_window = 0);
   // The window [offset, offset + extents) of `base` (over its leading axes) read or written
   // by the task open at `depth` on this thread. `whole` is the outside variable `base`
   // belongs to, called `name`; its storage is kept until the recorder goes, so that no other

@@ -5,6 +5,7 @@
 #include <ATen/Parallel.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <limits>
@@ -113,6 +114,14 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& bod
     job_ = nullptr;
   }
   if (job.error) std::rethrow_exception(job.error);
+}
+
+DispatchThreadScope::DispatchThreadScope(int device_threads) : saved_(omp_get_max_threads()) {
+  if (saved_ > device_threads) omp_set_num_threads(std::max(device_threads, 1));
+}
+
+DispatchThreadScope::~DispatchThreadScope() {
+  if (omp_get_max_threads() != saved_) omp_set_num_threads(saved_);
 }
 
 }  // namespace pypto_golden::sim

@@ -42,4 +42,20 @@ class ThreadPool {
   bool stopping_ = false;
 };
 
+// While a dispatch runs: ATen's (OpenMP) intra-op thread count of the dispatching thread,
+// which runs the orchestration and, on a one-worker device, every task, held to the
+// device's thread count. The golden sets it far higher (16 by default); a team that size
+// outnumbers the device's cores, and its threads spin on after each op, taking the cores
+// from the device's workers. Restored on exit.
+class DispatchThreadScope {
+ public:
+  explicit DispatchThreadScope(int device_threads);
+  ~DispatchThreadScope();
+  DispatchThreadScope(const DispatchThreadScope&) = delete;
+  DispatchThreadScope& operator=(const DispatchThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 }  // namespace pypto_golden::sim

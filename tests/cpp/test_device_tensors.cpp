@@ -47,13 +47,18 @@ TEST_CASE("device memory reuses a freed block of the same size and keeps 64-byte
     CHECK(t.sum().item<float>() == 30.0f);
     first = t.data_ptr();
     CHECK(pool->cached_bytes() == 0);
+    CHECK(pool->live_bytes() == 60);
   }
   CHECK(pool->cached_bytes() == 60);  // 15 floats back in the pool
+  CHECK(pool->live_bytes() == 0);     // and none in use: what the trace's memory counter shows
   at::Tensor again = DeviceMemory::allocate(pool, {15}, at::kInt);  // same byte size
   CHECK(address(again.data_ptr()) == address(first));
   CHECK(pool->cached_bytes() == 0);
   at::Tensor other = DeviceMemory::allocate(pool, {16}, at::kInt);
   CHECK(address(other.data_ptr()) != address(first));
+  CHECK(pool->live_bytes() == 60 + 64);
+  other = at::Tensor();
+  CHECK(pool->live_bytes() == 60);
 }
 
 TEST_CASE("a device tensor keeps its pool alive after the device lets go of it") {

@@ -4,7 +4,9 @@
 #include "sim/thread_pool.h"
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <atomic>
 #include <stdexcept>
@@ -99,4 +101,25 @@ TEST_CASE("parallel_for called from several outside threads serves each loop com
     });
   for (auto& t : callers) t.join();
   for (auto& h : hits) CHECK(h.load() == 1);
+}
+
+TEST_CASE("a dispatch holds its thread's OpenMP team to the device's threads and gives the count back") {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(16);  // what the golden sets by default
+  {
+    pypto_golden::sim::DispatchThreadScope one(1);
+    CHECK(omp_get_max_threads() == 1);
+    CHECK(at::get_num_threads() == 1);  // what ATen's parallel ops fan out to
+  }
+  CHECK(omp_get_max_threads() == 16);
+  {
+    pypto_golden::sim::DispatchThreadScope two(2);
+    CHECK(omp_get_max_threads() == 2);
+  }
+  {
+    pypto_golden::sim::DispatchThreadScope more(64);  // never raised above the caller's count
+    CHECK(omp_get_max_threads() == 16);
+  }
+  CHECK(omp_get_max_threads() == 16);
+  omp_set_num_threads(before);
 }

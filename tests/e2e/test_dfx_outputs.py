@@ -30,7 +30,8 @@ def check_trace(trace):
     """The trace-event rules a viewer relies on: named tracks for every slice, slices with a
     start and a non-negative duration, on one track slices either nested or disjoint, and
     every flow arrow one start ("s") inside a slice of its track and one end ("f", bound to
-    the enclosing slice) where a slice of its track starts, no earlier than its start."""
+    the enclosing slice) where a slice of its track starts, no earlier than its start; a
+    device-memory counter ("C") per device with tasks, in time order, never negative."""
     events = trace["traceEvents"]
     named_processes = {e["pid"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
     named_threads = {(e["pid"], e["tid"]) for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
@@ -59,6 +60,17 @@ def check_trace(trace):
         assert any((x["pid"], x["tid"]) == (start["pid"], start["tid"]) and x["ts"] <= start["ts"] <= x["ts"] + x["dur"]
                    for x in slices)
         assert any((x["pid"], x["tid"]) == (end["pid"], end["tid"]) and x["ts"] == end["ts"] for x in slices)
+    counters = defaultdict(list)
+    for e in events:
+        if e["ph"] == "C":
+            assert e["pid"] in named_processes and e["name"] == "device memory"
+            (value,) = e["args"].values()
+            assert isinstance(value, int) and value >= 0
+            counters[e["pid"]].append((e["ts"], value))
+    assert set(counters) == {e["pid"] for e in slices}
+    for pid, samples in counters.items():  # one at each task's start and end
+        assert [ts for ts, _ in samples] == sorted(ts for ts, _ in samples)
+        assert len(samples) == 2 * sum(1 for e in slices if e["pid"] == pid)
     return slices
 
 
@@ -78,8 +90,14 @@ def test_swimlane_and_scope_stats_of_a_run(tmp_path, host):
     assert [t["task_id"] for t in tasks] == [0, 1, 2, 3]
     assert all(0 <= t["start_us"] <= t["end_us"] for t in tasks)
     assert [t["start_us"] for t in tasks] == sorted(t["start_us"] for t in tasks)
-    slices = check_trace(json.loads((dfx / "merged_swimlane_add_kernel.json").read_text()))
+    trace = json.loads((dfx / "merged_swimlane_add_kernel.json").read_text())
+    slices = check_trace(trace)
     assert len(slices) == 4 and {s["name"] for s in slices} == {"add"}
+    # While the tasks run the device holds y alone (64 x 32 fp32, 8 KiB): x, never written,
+    # stays in host memory, and each task adds straight into its window of y.
+    memory = [e["args"]["bytes in use"] for e in trace["traceEvents"] if e["ph"] == "C"]
+    assert memory == [8192] * 8
+    assert sorted(b for t in tasks for b in t["device_memory_bytes"]) == sorted(memory)
     (stats,) = [json.loads(line) for line in (dfx / "scope_stats" / "scope_stats.jsonl").read_text().splitlines()]
     assert (stats["scope"], stats["source"], stats["count"]) == ("add", "kernel.py:16", 4)
     assert stats["min_us"] <= stats["mean_us"] <= stats["max_us"]
