@@ -9,6 +9,7 @@ namespace pypto_golden::sim {
 namespace {
 
 thread_local TaskWindowScope* open_scope = nullptr;
+thread_local std::vector<std::pair<const void*, int>> outside_list;
 
 }  // namespace
 
@@ -18,28 +19,34 @@ TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int
   first_ = recorder.next_window();
   open_scope = this;
   // The variables in force when the task starts; a tile the task makes later is its own.
+  outside_begin_ = outside_list.size();
   for (size_t k = 0; k < frame.slots.size(); ++k) {
     const Value& v = frame.slots[k];
     if (v.kind == Value::Kind::Tensor && v.tensor.defined() && v.tensor.has_storage() && v.tensor.storage().data())
-      outside_.push_back({v.tensor.storage().data(), static_cast<int>(k)});
+      outside_list.push_back({v.tensor.storage().data(), static_cast<int>(k)});
   }
+  outside_end_ = outside_list.size();
 }
 
 TaskWindowScope::~TaskWindowScope() {
-  if (active_) open_scope = outer_;
+  if (!active_) return;
+  open_scope = outer_;
+  outside_list.resize(outside_begin_);
 }
 
 void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {
   if (!base.defined() || !base.has_storage() || !base.storage().data()) return;
+  const auto begin = outside_list.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
+  const auto end = outside_list.begin() + static_cast<std::ptrdiff_t>(outside_end_);
   if (!outside_sorted_) {  // on the task's first window: tasks that touch none pay no sort
     outside_sorted_ = true;
-    std::stable_sort(outside_.begin(), outside_.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    // By storage, then slot: the lowest slot holding a storage names it. (std::sort: a
+    // stable sort would allocate a buffer for every task.)
+    std::sort(begin, end);
   }
   const void* data = base.storage().data();
-  auto it = std::lower_bound(outside_.begin(), outside_.end(), data,
-                             [](const auto& entry, const void* d) { return entry.first < d; });
-  if (it == outside_.end() || it->first != data) return;  // a tile of the task's own
+  auto it = std::lower_bound(begin, end, data, [](const auto& entry, const void* d) { return entry.first < d; });
+  if (it == end || it->first != data) return;  // a tile of the task's own
   const int slot = it->second;
   // The slot may hold another value by now; the tensor it held named this storage.
   const Value& held = frame_.slots[static_cast<size_t>(slot)];

@@ -38,7 +38,10 @@ class TaskWindowScope {
   bool active_;
   TaskWindowScope* outer_;
   bool outside_sorted_ = false;
-  std::vector<std::pair<const void*, int>> outside_;  // storage -> frame slot holding it at the start
+  // This scope's part of the thread's list of outside tensors (storage -> frame slot holding
+  // it at the start): one list per thread, reused task after task, so that recording a task
+  // allocates nothing; a nested scope appends after its parent's part and cuts it off again.
+  size_t outside_begin_ = 0, outside_end_ = 0;
 };
 
 // `base`'s window at `offset` (over its leading axes) of `extents` (missing trailing axes:
