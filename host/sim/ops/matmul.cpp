@@ -1,7 +1,6 @@
 // The matmul family. Float operands accumulate in FP32, integer operands in
 // INT32, then the result converts to its dtype (out_dtype, else the operands' dtype).
 // matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
-#include "sim/device.h"
 #include "sim/kernel_error.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
@@ -23,7 +22,7 @@ struct Operands {
   std::vector<int64_t> shape;       // result shape
   std::vector<int64_t> valid;       // result valid region (empty = fully valid)
   bool is_float = true;
-  Device* device = nullptr;         // where the temporaries go (null: ATen's allocator)
+  const OpArgs* args = nullptr;     // the call's: its temporaries go where ops::new_tensor puts them
 };
 
 // PyPTO's rule for a matmul's valid region: the rows of lhs's and the columns of rhs's (after
@@ -65,7 +64,7 @@ Operands prepare(const OpArgs& a, const Value& lhs_v, const Value& rhs_v) {
   o.lhs = a_trans ? lhs.transpose(-1, -2) : lhs;
   o.rhs = b_trans ? rhs.transpose(-1, -2) : rhs;
   o.is_float = at::isFloatingType(lhs.scalar_type());
-  o.device = a.device;
+  o.args = &a;
   const int64_t k_l = o.lhs.size(-1);
   const int64_t k_r = o.rhs.dim() == 1 ? o.rhs.size(0) : o.rhs.size(-2);
   if (k_l != k_r)
@@ -134,20 +133,16 @@ class SingleThreadBlas {
   bool active_;
 };
 
-// Uninitialised memory for a temporary: the device's caching pool when there is a device.
-// A large one from ATen's allocator is fresh pages from the kernel every time (a BF16
-// weight converted per task spent most of a model kernel's runtime zeroing pages).
-at::Tensor temporary(Device* device, at::IntArrayRef shape, c10::ScalarType dtype) {
-  return device ? device->allocate(shape, dtype) : at::empty(shape, at::TensorOptions().dtype(dtype));
-}
-
 // A float operand as FP32. A transposed window (a_trans / b_trans of a tile of a larger
 // tensor) converts in its stored order and is transposed back as a view: converting the
-// transposed view itself gathers element by element, and gemm takes either layout.
-at::Tensor as_fp32(const at::Tensor& t, Device* device) {
+// transposed view itself gathers element by element, and gemm takes either layout. The
+// copy is made in the device's caching pool (ops::new_tensor): a large one from ATen's
+// allocator is fresh pages every time (a BF16 weight converted per task spent most of a
+// model kernel's runtime zeroing pages).
+at::Tensor as_fp32(const at::Tensor& t, const OpArgs& a) {
   if (t.scalar_type() == at::kFloat) return t;
-  if (t.dim() == 2 && t.stride(0) == 1 && t.stride(1) != 1) return as_fp32(t.t(), device).t();
-  at::Tensor f = temporary(device, t.sizes(), at::kFloat);
+  if (t.dim() == 2 && t.stride(0) == 1 && t.stride(1) != 1) return as_fp32(t.t(), a).t();
+  at::Tensor f = ops::new_tensor(a, t.sizes(), at::kFloat);
   f.copy_(t);
   return f;
 }
@@ -158,8 +153,8 @@ void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
   SingleThreadBlas single_thread;
   const bool two_d = o.lhs.dim() == 2 && o.rhs.dim() == 2;
   if (o.is_float) {
-    at::Tensor l = as_fp32(o.lhs, o.device);
-    at::Tensor r = as_fp32(o.rhs, o.device);
+    at::Tensor l = as_fp32(o.lhs, *o.args);
+    at::Tensor r = as_fp32(o.rhs, *o.args);
     if (two_d) {
       if (accumulate) at::addmm_out(acc_out, acc_out, l, r);
       else at::mm_out(acc_out, l, r);
@@ -194,7 +189,7 @@ Value matmul(const OpArgs& a, Dest& d) {
   if (out_dtype == acc_dtype) {
     product_into(o, out, false);
   } else {
-    at::Tensor acc = temporary(o.device, o.shape, acc_dtype);
+    at::Tensor acc = ops::new_tensor(a, o.shape, acc_dtype);
     product_into(o, acc, false);
     out.copy_(acc);  // FP32 -> BF16/FP16 rounds to nearest even; INT32 -> FP32 likewise
   }
