@@ -211,7 +211,9 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 }
 
 // args_dump/: a manifest of every window each task read (its data before the task used it)
-// and wrote (its data when the task ended) and, at level 2, the data as one .pt per window.
+// and wrote (its data when the task ended) and, at level 2, the data as one .pt per window;
+// at level 1 the windows of the tensors tasks were asked to dump (pl.dump_tag / dumps=),
+// with their data.
 // A dtype torch.save's typed storages lack (the 8-bit floats, uint16/32/64) is stored as its
 // bytes: uint8, with a last axis of the element size.
 std::filesystem::path write_args_dump(const std::filesystem::path& dir, const DfxRun& run, const Recorded& rec) {
@@ -220,6 +222,7 @@ std::filesystem::path write_args_dump(const std::filesystem::path& dir, const Df
     const auto& t = rec.tasks[k];
     for (size_t i = 0; i < t.windows.size(); ++i) {
       const auto& w = t.windows[i];
+      if (run.dump_args == 1 && !w.data.defined()) continue;  // not marked: idx keeps its place
       json entry = window_json(w, rec);
       entry["task_id"] = k;
       entry["func_name"] = *t.name;
@@ -285,7 +288,7 @@ std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, c
     written.push_back(dir / "deps.dot");
     write_text(written.back(), dot(run, rec));
   }
-  if (run.dump_args >= 2) written.push_back(write_args_dump(dir / "args_dump", run, rec));
+  if (run.dump_args > 0) written.push_back(write_args_dump(dir / "args_dump", run, rec));
   if (run.pmu > 0) {
     written.push_back(dir / "pmu.csv");
     write_text(written.back(), pmu_csv(run, rec));

@@ -25,7 +25,7 @@ struct DfxRun {
   int pmu = 0;        // 0 off, else the event type asked for (the simulator counts the same either way)
   bool any() const { return swimlane_level > 0 || scope_stats || dep_gen || dump_args > 0 || pmu > 0; }
   // Whether the tasks' windows are recorded: the graph, the dump and the PMU's byte counts need them.
-  bool windows() const { return dep_gen || dump_args >= 2 || pmu > 0; }
+  bool windows() const { return dep_gen || dump_args > 0 || pmu > 0; }
 };
 
 // Writes the files `run` asks for from the recorded tasks and tensors (TaskRecorder::tasks()

@@ -177,6 +177,20 @@ DfxRun dfx_request(const py::handle& config) {
   return dfx;
 }
 
+// enable_dump_args: 1 keeps the data of the tensors tasks were asked to dump, 2 of all,
+// 3 none (the windows' metadata only).
+sim::TaskRecorder::Payloads dump_payloads(int dump_args) {
+  if (dump_args == 1) return sim::TaskRecorder::Payloads::Marked;
+  return dump_args == 2 ? sim::TaskRecorder::Payloads::All : sim::TaskRecorder::Payloads::None;
+}
+
+bool any_window_dumped(const std::vector<sim::TaskRecord>& tasks) {
+  for (const auto& t : tasks)
+    for (const auto& w : t.windows)
+      if (w.data.defined()) return true;
+  return false;
+}
+
 // A session on the device, waiting for it without the GIL: another run's thread may hold
 // the device and need the GIL to finish.
 std::unique_ptr<sim::DispatchSession> open_session(const sim::Program& program, sim::Device& device) {
@@ -328,18 +342,18 @@ RunOutcome run_pipeline(const RunRequest& req) {
       if (req.runtime_dir) warn_specialised_scalars(program->entry(), specs, kernel.work_dir, log);
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
-      if (dfx.any()) recorder.emplace(dfx.windows(), dfx.dump_args == 2);
+      if (dfx.any()) recorder.emplace(dfx.windows(), dump_payloads(dfx.dump_args));
       unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
     });
     // Written after the stage, so its time is the dispatch's alone.
-    if (dfx.dump_args == 1)
-      log.line("[RUN]   dfx: enable_dump_args=1 dumps only the tensors marked with pl.dump_tag or dumps=, marks "
-               "the simulator does not carry: nothing dumped (2 dumps every task's windows, 3 their metadata)");
     if (recorder) {
       dfx.kernel = kernel.name;
       dfx.source_file = program->source_file;
       dfx.platform = asked_platform;
       const std::vector<sim::TaskRecord> tasks = recorder->tasks();  // merged once, for both
+      if (dfx.dump_args == 1 && !any_window_dumped(tasks))
+        log.line("[RUN]   dfx: enable_dump_args=1 dumps the tensors marked with pl.dump_tag or dumps=, and no task "
+                 "read or wrote one: nothing dumped (2 dumps every task's windows, 3 their metadata)");
       for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, tasks, recorder->tensors()))
         log.line("[RUN]   dfx: " + path.string());
       if (dfx.swimlane_level > 0 && html_report_requested()) keep_swimlane(record, tasks);

@@ -185,7 +185,12 @@ class Loader {
     if (kind == "at") {
       const json& name = s.contains("name") ? s["name"] : json();
       std::string named = outlined_name(name.is_string() ? name.get<std::string>() : "");
-      return std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")));
+      std::vector<int> dumps;
+      if (s.contains("dumps")) {
+        if (!s["dumps"].is_array()) fail(where_ + "'dumps' must be a list of slots");
+        for (const auto& v : s["dumps"]) dumps.push_back(slot(v));
+      }
+      return std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")), std::move(dumps));
     }
     if (kind == "assign") return std::make_unique<AssignStmt>(line, slot(need(s, "slot")), expr(need(s, "value")));
     if (kind == "unpack") {

@@ -51,7 +51,7 @@ void AtStmt::exec(Frame& frame) const {
   };
   uint32_t first_window = 0;
   if (recorder->windows()) {
-    TaskWindowScope windows(*recorder, frame, depth);
+    TaskWindowScope windows(*recorder, frame, depth, dumps_);
     first_window = windows.first_window();
     Nest nest;
     run_block(body_, frame);

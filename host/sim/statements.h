@@ -74,8 +74,9 @@ class JoinStmt : public Stmt {
 
 class AtStmt : public Stmt {
  public:
-  AtStmt(int line, std::string name, Block body)
-      : Stmt(line), name_(std::move(name)), body_(std::move(body)) {}
+  // `dumps`: the slots whose tensors the task dumps (pl.dump_tag / dumps=).
+  AtStmt(int line, std::string name, Block body, std::vector<int> dumps = {})
+      : Stmt(line), name_(std::move(name)), body_(std::move(body)), dumps_(std::move(dumps)) {}
 
  protected:
   void exec(Frame& frame) const override;
@@ -83,6 +84,7 @@ class AtStmt : public Stmt {
  private:
   std::string name_;
   Block body_;
+  std::vector<int> dumps_;
 };
 
 class AssignStmt : public Stmt {

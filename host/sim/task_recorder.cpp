@@ -41,9 +41,9 @@ ChipLaunchScope::ChipLaunchScope(int rank, int launch, const std::string& progra
 
 ChipLaunchScope::~ChipLaunchScope() { current_launch = {rank_, launch_, program_}; }
 
-TaskRecorder::TaskRecorder(bool windows, bool payloads)
-    : origin_(std::chrono::steady_clock::now()), serial_(next_serial++), windows_(windows || payloads),
-      payloads_(payloads) {}
+TaskRecorder::TaskRecorder(bool windows, Payloads payloads)
+    : origin_(std::chrono::steady_clock::now()), serial_(next_serial++),
+      windows_(windows || payloads != Payloads::None), payloads_(payloads) {}
 
 TaskRecorder::~TaskRecorder() = default;
 
@@ -63,9 +63,9 @@ void TaskRecorder::record(const std::string& name, int line, int device, Start s
                           uint32_t first_window) {
   const int64_t end_ns = now_ns();
   Lane& l = lane();
-  if (payloads_)  // what the task wrote, now that it has ended
+  if (payloads_ != Payloads::None)  // what the task wrote, now that it has ended
     for (size_t w = first_window; w < l.windows.size(); ++w)
-      if (l.windows[w].write && l.windows[w].depth == depth) {
+      if (l.windows[w].write && l.windows[w].depth == depth && l.windows[w].payload >= 0) {
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
@@ -76,7 +76,7 @@ void TaskRecorder::record(const std::string& name, int line, int device, Start s
 }
 
 void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write,
-                               int depth, const at::Tensor& whole, const std::string& name, int slot) {
+                               int depth, const at::Tensor& whole, const std::string& name, int slot, bool marked) {
   Lane& l = lane();
   const void* data = base.storage().data();
   uint32_t tensor = 0;
@@ -100,7 +100,7 @@ void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, a
   }
   l.dims.insert(l.dims.end(), strides.begin(), strides.end());
   int64_t payload = -1;
-  if (payloads_) {
+  if (payloads_ == Payloads::All || (payloads_ == Payloads::Marked && marked)) {
     at::Tensor view = strided_view(base, at::IntArrayRef(l.dims.data() + dims, rank), strides, start);
     payload = static_cast<int64_t>(l.payloads.size());
     l.payloads.push_back(write ? view : view.clone());

@@ -67,12 +67,16 @@ class ChipLaunchScope {
 
 class TaskRecorder {
  public:
+  // Which windows' data the argument dump keeps: none, those of tensors a task was asked
+  // to dump (pl.dump_tag / dumps=, enable_dump_args=1), or all (enable_dump_args=2).
+  enum class Payloads { None, Marked, All };
   // `windows`: also record the windows each task reads and writes (for the task graph);
-  // `payloads`: and a copy of their data (the argument dump).
-  explicit TaskRecorder(bool windows = false, bool payloads = false);
+  // `payloads`: and a copy of the data of these (the argument dump).
+  explicit TaskRecorder(bool windows = false, Payloads payloads = Payloads::None);
   ~TaskRecorder();
 
   bool windows() const { return windows_; }
+  Payloads payloads() const { return payloads_; }
   int64_t now_ns() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
   }
@@ -91,9 +95,10 @@ class TaskRecorder {
   // The window [offset, offset + extents) of `base` (over its leading axes) read or written
   // by the task open at `depth` on this thread. `whole` is the outside variable `base`
   // belongs to, called `name`; its storage is kept until the recorder goes, so that no other
-  // tensor takes its address. `slot` orders the tensors in the report.
+  // tensor takes its address. `slot` orders the tensors in the report. `marked`: the task
+  // dumps this tensor (Payloads::Marked keeps the data of these only).
   void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write, int depth,
-                   const at::Tensor& whole, const std::string& name, int slot);
+                   const at::Tensor& whole, const std::string& name, int slot, bool marked = false);
 
   // Every task, by start time, with its windows; call once the dispatch has ended (no
   // thread still recording).
@@ -137,7 +142,7 @@ class TaskRecorder {
   std::chrono::steady_clock::time_point origin_;
   uint64_t serial_;  // tells this recorder from an earlier one at the same address
   bool windows_;
-  bool payloads_;
+  Payloads payloads_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Lane>> lanes_;
 };

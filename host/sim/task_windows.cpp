@@ -10,28 +10,40 @@ namespace {
 
 thread_local TaskWindowScope* open_scope = nullptr;
 thread_local std::vector<std::pair<const void*, int>> outside_list;
+thread_local std::vector<const void*> marked_list;
+
+const void* storage_of(const Value& v) {
+  if (v.kind != Value::Kind::Tensor || !v.tensor.defined() || !v.tensor.has_storage()) return nullptr;
+  return v.tensor.storage().data();
+}
 
 }  // namespace
 
-TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth)
+TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps)
     : recorder_(recorder), frame_(frame), depth_(depth), active_(recorder.windows()), outer_(open_scope) {
   if (!active_) return;
   first_ = recorder.next_window();
   open_scope = this;
   // The variables in force when the task starts; a tile the task makes later is its own.
   outside_begin_ = outside_list.size();
-  for (size_t k = 0; k < frame.slots.size(); ++k) {
-    const Value& v = frame.slots[k];
-    if (v.kind == Value::Kind::Tensor && v.tensor.defined() && v.tensor.has_storage() && v.tensor.storage().data())
-      outside_list.push_back({v.tensor.storage().data(), static_cast<int>(k)});
-  }
+  for (size_t k = 0; k < frame.slots.size(); ++k)
+    if (const void* data = storage_of(frame.slots[k])) outside_list.push_back({data, static_cast<int>(k)});
   outside_end_ = outside_list.size();
+  marked_begin_ = marked_list.size();
+  if (recorder.payloads() == TaskRecorder::Payloads::Marked) {
+    if (outer_)
+      for (size_t k = outer_->marked_begin_; k < outer_->marked_end_; ++k) marked_list.push_back(marked_list[k]);
+    for (const int slot : dumps)
+      if (const void* data = storage_of(frame.slots[static_cast<size_t>(slot)])) marked_list.push_back(data);
+  }
+  marked_end_ = marked_list.size();
 }
 
 TaskWindowScope::~TaskWindowScope() {
   if (!active_) return;
   open_scope = outer_;
   outside_list.resize(outside_begin_);
+  marked_list.resize(marked_begin_);
 }
 
 void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {
@@ -52,8 +64,11 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
   const Value& held = frame_.slots[static_cast<size_t>(slot)];
   const bool same = held.kind == Value::Kind::Tensor && held.tensor.defined() && held.tensor.has_storage() &&
                     held.tensor.storage().data() == data;
+  const auto marks_begin = marked_list.begin() + static_cast<std::ptrdiff_t>(marked_begin_);
+  const auto marks_end = marked_list.begin() + static_cast<std::ptrdiff_t>(marked_end_);
+  const bool marked = std::find(marks_begin, marks_end, data) != marks_end;
   recorder_.note_window(base, offset, extents, write, depth_, same ? held.tensor : base,
-                        frame_.function->slot_names[static_cast<size_t>(slot)], slot);
+                        frame_.function->slot_names[static_cast<size_t>(slot)], slot, marked);
 }
 
 void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {

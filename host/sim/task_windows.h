@@ -19,8 +19,9 @@ class TaskRecorder;
 class TaskWindowScope {
  public:
   // Opens the scope of the task at `depth` running in `frame`; inactive when the recorder
-  // does not record windows.
-  TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth);
+  // does not record windows. `dumps`: the frame slots whose tensors the task dumps
+  // (pl.dump_tag / dumps=); a nested task also dumps what its enclosing one does.
+  TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps);
   ~TaskWindowScope();
   TaskWindowScope(const TaskWindowScope&) = delete;
   TaskWindowScope& operator=(const TaskWindowScope&) = delete;
@@ -42,6 +43,8 @@ class TaskWindowScope {
   // it at the start): one list per thread, reused task after task, so that recording a task
   // allocates nothing; a nested scope appends after its parent's part and cuts it off again.
   size_t outside_begin_ = 0, outside_end_ = 0;
+  // Likewise the storages the task dumps, when the recorder keeps marked tensors' data.
+  size_t marked_begin_ = 0, marked_end_ = 0;
 };
 
 // `base`'s window at `offset` (over its leading axes) of `extents` (missing trailing axes:

@@ -252,11 +252,98 @@ def test_dump_args_levels_without_data(tmp_path, host):
     assert [p.name for p in dump.iterdir()] == ["args_dump.json"]
     records = json.loads((dump / "args_dump.json").read_text())["records"]
     assert len(records) == 14 and all(r["file"] is None for r in records)
+    # Level 1 dumps marked tensors only; two_stage marks none.
     proc, dfx = run_two_stage(tmp_path / "partial", host, '{"platform": "a2a3sim", "enable_dump_args": 1}')
-    assert not dfx.exists()
-    line = ("[RUN]   dfx: enable_dump_args=1 dumps only the tensors marked with pl.dump_tag or dumps=, marks the "
-            "simulator does not carry: nothing dumped (2 dumps every task's windows, 3 their metadata)\n")
+    dump = dfx / "args_dump"
+    assert [p.name for p in dump.iterdir()] == ["args_dump.json"]
+    assert json.loads((dump / "args_dump.json").read_text())["records"] == []
+    line = ("[RUN]   dfx: enable_dump_args=1 dumps the tensors marked with pl.dump_tag or dumps=, and no task read "
+            "or wrote one: nothing dumped (2 dumps every task's windows, 3 their metadata)\n")
     assert line in proc.stdout
+
+
+MARKED = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit.incore
+def bump(a: pl.Tensor[[64, 32], pl.FP32], b: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
+    b[:, :] = pl.add(a[:, :], 1.0)
+    return b
+
+
+@pl.jit.inline
+def helper(a: pl.Tensor[[64, 32], pl.FP32], b: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
+    pl.dump_tag(b)
+    b = bump(a, b)
+    return b
+
+
+@pl.jit
+def marked(x: pl.Tensor[[64, 32], pl.FP32], y: pl.Out[pl.Tensor[[64, 32], pl.FP32]]):
+    mid = pl.create_tensor([64, 32], dtype=pl.FP32)
+    pl.dump_tag(x)
+    with pl.at(name_hint="scale"):
+        mid[:, :] = pl.mul(x[:, :], 2.0)
+    with pl.at(name_hint="shift", dumps=[mid]):
+        y[:, :] = pl.add(mid[:, :], 1.0)
+    pl.dump_tag(y)
+    y = bump(mid, y)
+    y = helper(y, y)
+    with pl.at(name_hint="last"):
+        y[0:8, :] = pl.add(y[0:8, :], x[0:8, :])
+    return y
+
+
+def golden(values):
+    x, y = values["x"], values["y"]
+    y[:] = x * 2.0 + 2.0
+    y[0:8] += x[0:8]
+
+
+result = run(fn=marked, specs=[TensorSpec("x", [64, 32], torch.float32, init_value=torch.randn),
+                               TensorSpec("y", [64, 32], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dump_args": 1})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_dump_args_level_1_dumps_the_marked_tensors(tmp_path, host):
+    """pl.dump_tag(t) marks t's value for every later task that reads or writes it, until t
+    is rebound; dumps=[t] marks it for one task; a tag in an inline helper covers the
+    helper's tasks only."""
+    import torch
+
+    script = tmp_path / "marked.py"
+    script.write_text(MARKED)
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (tmp_path / "build_output").iterdir()
+    dump = build / "dfx_outputs" / "args_dump"
+    assert re.findall(r"^\[RUN\]   dfx: (.*)$", proc.stdout, re.M) == [str(dump / "args_dump.json")]
+    records = json.loads((dump / "args_dump.json").read_text())["records"]
+    # scale: x (tagged), not mid. shift: mid (dumps=), not y. bump: y (tagged when passed;
+    # the assignment's y is a new value). The helper's bump: y, tagged in the helper.
+    # last: x still tagged; y rebound since, not.
+    assert [(r["task_id"], r["func_name"], r["idx"], r["type"], r["tensor"], r["shape"], r["file"])
+            for r in records] == [
+        (0, "scale", 0, "INPUT", "x", [64, 32], "task0_scale_0_in.pt"),
+        (1, "shift", 0, "INPUT", "mid", [64, 32], "task1_shift_0_in.pt"),
+        (2, "bump", 1, "OUTPUT", "y", [64, 32], "task2_bump_1_out.pt"),
+        (3, "bump_1", 0, "INPUT", "y", [64, 32], "task3_bump_1_0_in.pt"),
+        (3, "bump_1", 1, "OUTPUT", "y", [64, 32], "task3_bump_1_1_out.pt"),
+        (4, "last", 1, "INPUT", "x", [8, 32], "task4_last_1_in.pt")]
+    assert sorted(p.name for p in dump.iterdir()) == sorted([r["file"] for r in records] + ["args_dump.json"])
+    load = {r["file"]: torch.load(dump / r["file"], weights_only=True) for r in records}
+    x = load["task0_scale_0_in.pt"]
+    assert torch.equal(load["task1_shift_0_in.pt"], x * 2.0)
+    assert torch.equal(load["task2_bump_1_out.pt"], x * 2.0 + 1.0)
+    assert torch.equal(load["task3_bump_1_0_in.pt"], x * 2.0 + 1.0)
+    assert torch.equal(load["task3_bump_1_1_out.pt"], load["task3_bump_1_0_in.pt"] + 1.0)
+    assert torch.equal(load["task4_last_1_in.pt"], x[0:8])
 
 
 def test_pmu_counts_what_the_simulator_measures(tmp_path, host):

@@ -163,9 +163,13 @@ def first_statement(program):
          "function 'hello_world': 'shape[]' must be a 64-bit integer, got 1e+300"),
         (with_program(lambda p: first_statement(p).update(s="goto", line=7)),
          "function 'hello_world': line 7: unknown statement kind 'goto'"),
+        (with_program(lambda p: first_statement(p)["body"][0]["body"][0].update(dumps={"x": 0})),
+         "function 'hello_world': 'dumps' must be a list of slots"),
+        (with_program(lambda p: first_statement(p)["body"][0]["body"][0].update(dumps=[0, -1])),
+         "function 'hello_world': slot -1 is out of range"),
     ],
     ids=["truncated", "number-overflow", "wrong-type", "deep-nesting", "line-not-int", "huge-slot", "huge-extent",
-         "unknown-kind"],
+         "unknown-kind", "dumps-not-a-list", "dumps-slot"],
 )
 def test_a_hostile_sim_program(host, saved, change, problem):
     damage_json(saved / "sim_program.json", change)

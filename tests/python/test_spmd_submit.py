@@ -170,7 +170,7 @@ ERRORS = [
      "pl.spmd_submit() deps= entries must be a TaskId variable, a TASK_ID array element (e.g. `arr[i]`), "
      "or None, got 'x' (a tensor)"),
     ("y, t = pl.spmd_submit(self.kern, x, y, core_num=2, dumps=[n])",
-     "pl.spmd_submit() dumps= entries must be tensor names, got 'n' (a fp32 scalar)"),
+     "pl.spmd_submit() dumps= entry 'n' is not a tensor (got a fp32 scalar); only tensors can be dumped"),
     ("y, t = pl.spmd_submit(kern, x, y, core_num=2)",
      "pl.spmd_submit(...) first argument must be a `self.<kernel>` method reference, got 'kern'"),
     ("y, t = pl.spmd_submit(self.kern(x, y), core_num=2)",

@@ -145,8 +145,13 @@ def for_(line: int, kind: str, var: int, start: Expr, stop: Expr, step: Expr,
     return st
 
 
-def at(line: int, name: str | None, body: list[Stmt]) -> Stmt:
-    return {"s": "at", "line": line, "name": name, "body": body}
+def at(line: int, name: str | None, body: list[Stmt], dumps: list[int] = ()) -> Stmt:
+    """`dumps`: slots whose tensors the task dumps at enable_dump_args=1 (written only when
+    there are some)."""
+    node = {"s": "at", "line": line, "name": name, "body": body}
+    if dumps:
+        node["dumps"] = list(dumps)
+    return node
 
 
 def assign(line: int, slot: int, value: Expr) -> Stmt:

@@ -164,8 +164,9 @@ class SpliceMixin:
         return given, {p: defaults[i - first_default] for i, p in enumerate(params)
                        if p not in given}
 
-    def splice_call(self, node, callee, plan=None, target_names=None):
-        """Translate `callee(...)` in place; returns the (IR, Ty) of the call's value."""
+    def splice_call(self, node, callee, plan=None, target_names=None, dumps=()):
+        """Translate `callee(...)` in place; returns the (IR, Ty) of the call's value.
+        `dumps`: the slots an InCore callee's task dumps besides the tagged ones."""
         kernel = callee.kernel
         label = "%s()" % self.text(node.func)
         if kernel in self.active:
@@ -224,10 +225,13 @@ class SpliceMixin:
                 scope.names[p] = slot
                 self.set_ty(slot, ir, ty)
                 pre.append(ir_nodes.assign(caller_line, slot, ir))
-        with self.region(scope=scope, incore=callee.kind in INCORE_KINDS, splicing=kernel):
+        dumps = self.task_dumps(dumps) if callee.kind in INCORE_KINDS else ()
+        with self.region(scope=scope, incore=callee.kind in INCORE_KINDS, splicing=kernel,
+                         kind=callee.kind):
             body = self.block(kernel.func.body)
+        self.drop_scope_tags(scope)
         if callee.kind in INCORE_KINDS:  # one InCore task, as if written in a pl.at
-            body = [ir_nodes.at(caller_line, callee.name, body)]
+            body = [ir_nodes.at(caller_line, callee.name, body, dumps)]
         self.pending.extend(pre)
         self.pending.extend(body)
         if plan.mode != "fresh":

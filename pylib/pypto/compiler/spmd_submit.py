@@ -65,6 +65,8 @@ class SpmdSubmitMixin:
                              "inside an InCore region" % _LABEL)
         callee, func = self._submit_kernel(node, call)
         keywords = self._submit_keywords(node, call)
+        # tensors each block's task dumps (dump_marks.py)
+        dumps = self.dumps_keyword("%s()" % _LABEL, keywords["dumps"]) if "dumps" in keywords else ()
         pre = []
         if "deps" in keywords:
             stmt = self.deps_stmt(node, self.deps_reads(node, "%s()" % _LABEL, keywords["deps"]))
@@ -85,7 +87,7 @@ class SpmdSubmitMixin:
         saved, self.pending = self.pending, []
         try:
             with self.region(yields=("plain",), incore=True, spmd=(ir_nodes.var(var), num)):
-                self.splice_call(kernel_call, callee, plan)
+                self.splice_call(kernel_call, callee, plan, dumps=dumps)
             body = self.pending
         finally:
             self.pending = saved
@@ -156,8 +158,6 @@ class SpmdSubmitMixin:
                                           and isinstance(value.value, bool)):
                 raise self.error(node, "%s(): %s must be a boolean literal (True/False), got '%s'"
                                  % (_LABEL, flag, self.text(value)))
-        if "dumps" in keywords:  # tensors to dump: no effect on the simulator
-            self.no_dep_args("%s()" % _LABEL, keywords["dumps"], keyword="dumps")
         return keywords
 
     def _core_num(self, node, value):

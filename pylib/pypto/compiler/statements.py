@@ -7,6 +7,7 @@ import contextlib
 
 from pypto.compiler import ir_nodes, tys
 from pypto.compiler.aiv_split import AivSplitMixin
+from pypto.compiler.dump_marks import DumpMarksMixin
 from pypto.compiler.expressions import ExprTranslator
 from pypto.compiler.host_launch import HostLaunchMixin
 from pypto.compiler.ir_nodes import const, is_const, is_pure, is_sequence
@@ -86,7 +87,7 @@ def _join_env(a, b):
 
 
 class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMixin,
-                         HostLaunchMixin, ExprTranslator):
+                         HostLaunchMixin, DumpMarksMixin, ExprTranslator):
     def __init__(self, kernel, spec, kind="orchestration", program=None, devices=None):
         """devices: a @pl.jit.host program's device ids (kind "host"), one rank each."""
         self.kernel = kernel
@@ -117,21 +118,28 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         self.task_sites = 0        # task ids handed out (task_deps.new_task_id)
         self.manual_scopes = 0     # depth of pl.manual_scope() / pl.scope(mode=MANUAL)
         self.aiv_regions = []      # enclosing pl.split_aiv regions (aiv_split.AivRegion)
+        self.scope_chain = [self.scope]  # the entry's scope, then each spliced callee's
+        self.function_kind = kind  # of the function whose body is being translated
+        self.dump_tags = []        # pl.dump_tag marks in force (dump_marks.DumpTag)
 
     @contextlib.contextmanager
     def region(self, *, scope=None, yields=None, incore=False, spmd=None, splicing=None,
-               manual=False, aiv=None):
+               manual=False, aiv=None, kind=None):
         """Translate a nested region: a loop or if body (`yields`: the ("loop", carry) /
         ("plain",) / ("if",) context of its pl.yield_), an InCore region (`incore`), a
         pl.spmd body (`spmd`: its (block index, block count)), a spliced function
-        (`scope`: its names, with a yield context of its own; `splicing`: its kernel), a
-        manual-dependency scope (`manual`) or a pl.split_aiv body (`aiv`: its AivRegion).
-        All of this state is as before once the region is left, also when it failed."""
+        (`scope`: its names, with a yield context of its own; `splicing`: its kernel;
+        `kind`: its function kind), a manual-dependency scope (`manual`) or a pl.split_aiv
+        body (`aiv`: its AivRegion). All of this state is as before once the region is
+        left, also when it failed."""
         saved = (self.scope, self.yields, self.incore, self.spmd, self.active,
-                 self.manual_scopes, self.aiv_regions)
+                 self.manual_scopes, self.aiv_regions, self.scope_chain, self.function_kind)
         if scope is not None:
             self.scope = scope
+            self.scope_chain = self.scope_chain + [scope]
             yields = yields or ("function",)
+        if kind is not None:
+            self.function_kind = kind
         if yields is not None:
             self.yields = self.yields + [yields]
         self.incore += 1 if incore else 0
@@ -146,7 +154,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             yield
         finally:
             (self.scope, self.yields, self.incore, self.spmd, self.active,
-             self.manual_scopes, self.aiv_regions) = saved
+             self.manual_scopes, self.aiv_regions, self.scope_chain, self.function_kind) = saved
 
     @staticmethod
     def scalar_const(param):
@@ -182,6 +190,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                 result = self.visit(node, "_s_")
             finally:
                 spliced, self.pending = self.pending, saved
+            self.drop_rebound_tags(node)
             out.extend(spliced)
             out.extend(result)
         return out
@@ -631,9 +640,11 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         if "level" in keywords and not isinstance(self._static(keywords["level"]), Level):
             raise self.error(node, "%s: level must be a pl.Level member, got '%s'"
                              % (label, self.text(keywords["level"])))
+        dumps = self.task_dumps(self.dumps_keyword(label, keywords["dumps"])
+                                if "dumps" in keywords else ())
         with self.region(incore=True):
             body = self.block(node.body)
-        return ir_nodes.at(self.stmt_line(node), name, body)
+        return ir_nodes.at(self.stmt_line(node), name, body, dumps)
 
     def _static(self, node):
         """A compile-time value (literal or module-level name), MISSING otherwise."""
@@ -687,6 +698,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             if callee is not None:
                 self.splice_call(value, callee, ReturnPlan("discard"))
                 return []
+            if self.special_of(value) == "dump_tag":
+                return self.dump_tag_stmt(node, value)
         ir, _ = self.texpr(value)
         if isinstance(value, ast.Call) and \
                 getattr(self.static_value(value.func), "_pypto_system", None) == "syncall":

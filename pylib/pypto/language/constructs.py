@@ -26,7 +26,8 @@ LOOP_PARAMS = ("start", "stop", "step")
 # `no_dep_args=` (tensors left out of automatic dependency tracking) are checked, then met
 # by running tasks in program order.
 REGIONS = {
-    "at": ("level", "name_hint", "optimizations", "deps", "no_dep_args", "allow_early_resolve"),
+    "at": ("level", "name_hint", "optimizations", "deps", "no_dep_args", "allow_early_resolve",
+           "dumps"),
     "spmd": LOOPS["spmd"][1],
     "scope": ("name_hint", "manual_dep", "mode"),
     "manual_scope": ("name_hint",),
