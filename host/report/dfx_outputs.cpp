@@ -1,5 +1,6 @@
 #include "report/dfx_outputs.h"
 
+#include "report/json_stream.h"
 #include "report/task_graph.h"
 #include "snapshot/atomic_file.h"
 #include "snapshot/tensor_file.h"
@@ -19,19 +20,14 @@ using nlohmann::json;
 
 double us(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 
-void write_json(const std::filesystem::path& path, const json& doc) {
-  const std::string text = doc.dump(1) + "\n";
-  write_file_atomically(path, [&](int fd) { write_all(fd, text.data(), text.size(), path); });
-}
-
 std::string where(const DfxRun& run, int line) {
   return std::filesystem::path(run.source_file).filename().string() + ":" + std::to_string(line);
 }
 
 // What the tasks ran on and the graph between them.
 struct Recorded {
-  std::vector<sim::TaskRecord> tasks;
-  std::vector<sim::RecordedTensor> tensors;
+  const std::vector<sim::TaskRecord>& tasks;
+  const std::vector<sim::RecordedTensor>& tensors;
   std::vector<TaskEdge> edges;
 };
 
@@ -50,31 +46,37 @@ json window_json(const sim::TaskWindow& w, const Recorded& rec) {
           {"strides", w.strides}};
 }
 
-json records(const DfxRun& run, const Recorded& rec) {
-  const auto& tasks = rec.tasks;
-  json list = json::array();
-  for (size_t k = 0; k < tasks.size(); ++k) {
-    const auto& t = tasks[k];
-    list.push_back({{"task_id", k}, {"func_name", *t.name}, {"device", t.device}, {"worker", t.lane},
-                    {"start_us", us(t.start_ns)}, {"end_us", us(t.end_ns)}, {"source", where(run, t.line)},
-                    {"depth", t.depth}, {"device_memory_bytes", {t.start_bytes, t.end_bytes}}});
-    if (run.dep_gen) {
-      json windows = json::array();
-      for (const auto& w : t.windows) windows.push_back(window_json(w, rec));
-      list.back()["windows"] = windows;
+void write_records(const std::filesystem::path& path, const DfxRun& run, const Recorded& rec) {
+  write_json_stream(path, [&](JsonObjectStream& out) {
+    out.field("format", "pypto-golden-chip-swimlane");
+    out.field("version", 1);
+    out.field("kernel", run.kernel);
+    out.field("platform", run.platform);
+    out.field("level", run.swimlane_level);
+    out.field("source_file", run.source_file);
+    out.field("time_unit", "us since the dispatch started");
+    out.begin_array("tasks");
+    for (size_t k = 0; k < rec.tasks.size(); ++k) {
+      const auto& t = rec.tasks[k];
+      json task = {{"task_id", k}, {"func_name", *t.name}, {"device", t.device}, {"worker", t.lane},
+                   {"start_us", us(t.start_ns)}, {"end_us", us(t.end_ns)}, {"source", where(run, t.line)},
+                   {"depth", t.depth}, {"device_memory_bytes", {t.start_bytes, t.end_bytes}}};
+      if (run.dep_gen) {
+        json windows = json::array();
+        for (const auto& w : t.windows) windows.push_back(window_json(w, rec));
+        task["windows"] = std::move(windows);
+      }
+      out.element(task);
     }
-  }
-  return {{"format", "pypto-golden-chip-swimlane"}, {"version", 1}, {"kernel", run.kernel},
-          {"platform", run.platform}, {"level", run.swimlane_level}, {"source_file", run.source_file},
-          {"time_unit", "us since the dispatch started"}, {"tasks", list}};
+    out.end_array();
+  });
 }
 
 // Chrome's trace-event format: a process per device, a thread per worker lane, a complete
 // ("X") slice per task; a region nested in another on one lane lies inside it in time, so
 // the viewer nests the slices.
-json trace(const DfxRun& run, const Recorded& rec) {
+void trace_events(const DfxRun& run, const Recorded& rec, JsonObjectStream& events) {
   const auto& tasks = rec.tasks;
-  json events = json::array();
   std::set<std::pair<int, int>> lanes;
   std::set<int> devices;
   for (const auto& t : tasks) {
@@ -82,16 +84,16 @@ json trace(const DfxRun& run, const Recorded& rec) {
     lanes.insert({t.device, t.lane});
   }
   for (const int d : devices)
-    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", d}, {"tid", 0},
-                      {"args", {{"name", "device " + std::to_string(d) + " (" + run.kernel + ")"}}}});
+    events.element({{"name", "process_name"}, {"ph", "M"}, {"pid", d}, {"tid", 0},
+                    {"args", {{"name", "device " + std::to_string(d) + " (" + run.kernel + ")"}}}});
   for (const auto& [d, lane] : lanes)
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", d}, {"tid", lane},
-                      {"args", {{"name", "worker " + std::to_string(lane)}}}});
+    events.element({{"name", "thread_name"}, {"ph", "M"}, {"pid", d}, {"tid", lane},
+                    {"args", {{"name", "worker " + std::to_string(lane)}}}});
   for (size_t k = 0; k < tasks.size(); ++k) {
     const auto& t = tasks[k];
-    events.push_back({{"name", *t.name}, {"cat", "task"}, {"ph", "X"}, {"ts", us(t.start_ns)},
-                      {"dur", us(t.end_ns - t.start_ns)}, {"pid", t.device}, {"tid", t.lane},
-                      {"args", {{"task_id", k}, {"source", where(run, t.line)}}}});
+    events.element({{"name", *t.name}, {"cat", "task"}, {"ph", "X"}, {"ts", us(t.start_ns)},
+                    {"dur", us(t.end_ns - t.start_ns)}, {"pid", t.device}, {"tid", t.lane},
+                    {"args", {{"task_id", k}, {"source", where(run, t.line)}}}});
   }
   // A counter per device of the memory in use, sampled at every task's start and end.
   std::map<int, std::vector<std::pair<int64_t, int64_t>>> memory;  // device -> (ns, bytes)
@@ -102,21 +104,29 @@ json trace(const DfxRun& run, const Recorded& rec) {
   for (auto& [d, samples] : memory) {
     std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [ns, bytes] : samples)
-      events.push_back({{"name", "device memory"}, {"cat", "memory"}, {"ph", "C"}, {"ts", us(ns)}, {"pid", d},
-                        {"args", {{"bytes in use", bytes}}}});
+      events.element({{"name", "device memory"}, {"cat", "memory"}, {"ph", "C"}, {"ts", us(ns)}, {"pid", d},
+                      {"args", {{"bytes in use", bytes}}}});
   }
   // A flow arrow per dependency, from inside the predecessor's slice to the successor's.
   for (size_t e = 0; e < rec.edges.size(); ++e) {
     const auto& p = tasks[rec.edges[e].pred];
     const auto& s = tasks[rec.edges[e].succ];
     const std::string name = rec.tensors[static_cast<size_t>(rec.edges[e].tensor)].name;
-    events.push_back({{"name", name}, {"cat", "dep"}, {"ph", "s"}, {"id", e}, {"ts", us(p.start_ns)},
-                      {"pid", p.device}, {"tid", p.lane}});
-    events.push_back({{"name", name}, {"cat", "dep"}, {"ph", "f"}, {"bp", "e"}, {"id", e}, {"ts", us(s.start_ns)},
-                      {"pid", s.device}, {"tid", s.lane}});
+    events.element({{"name", name}, {"cat", "dep"}, {"ph", "s"}, {"id", e}, {"ts", us(p.start_ns)},
+                    {"pid", p.device}, {"tid", p.lane}});
+    events.element({{"name", name}, {"cat", "dep"}, {"ph", "f"}, {"bp", "e"}, {"id", e}, {"ts", us(s.start_ns)},
+                    {"pid", s.device}, {"tid", s.lane}});
   }
-  return {{"traceEvents", events}, {"displayTimeUnit", "ns"},
-          {"otherData", {{"kernel", run.kernel}, {"platform", run.platform}, {"level", run.swimlane_level}}}};
+}
+
+void write_trace(const std::filesystem::path& path, const DfxRun& run, const Recorded& rec) {
+  write_json_stream(path, [&](JsonObjectStream& out) {
+    out.field("displayTimeUnit", "ns");
+    out.field("otherData", {{"kernel", run.kernel}, {"platform", run.platform}, {"level", run.swimlane_level}});
+    out.begin_array("traceEvents");
+    trace_events(run, rec, out);
+    out.end_array();
+  });
 }
 
 // One JSON object per line per scope (a region's name): how often it ran and how long.
@@ -152,30 +162,37 @@ std::string scope_stats(const DfxRun& run, const Recorded& rec) {
 
 // deps.json: the tasks with the windows they touched, the tensors, the edges (the fields
 // PyPTO's dep_gen writes, where the simulator has them).
-json deps(const DfxRun& run, const Recorded& rec) {
-  json tasks = json::array();
-  for (size_t k = 0; k < rec.tasks.size(); ++k) {
-    json args = json::array();
-    for (const auto& w : rec.tasks[k].windows) {
-      args.push_back(window_json(w, rec));
-      args.back()["idx"] = args.size() - 1;
+void write_deps(const std::filesystem::path& path, const DfxRun& run, const Recorded& rec) {
+  write_json_stream(path, [&](JsonObjectStream& out) {
+    out.field("format", "pypto-golden-deps");
+    out.field("version", 1);
+    out.field("kernel", run.kernel);
+    out.field("platform", run.platform);
+    out.begin_array("tensors");
+    for (size_t k = 0; k < rec.tensors.size(); ++k) {
+      const auto& t = rec.tensors[k];
+      out.element({{"tensor_id", k}, {"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape},
+                   {"buffer_numel", t.numel}});
     }
-    tasks.push_back({{"task_id", k}, {"func_name", *rec.tasks[k].name}, {"source", where(run, rec.tasks[k].line)},
-                     {"device", rec.tasks[k].device}, {"scope", "auto"}, {"args", args}});
-  }
-  json tensors = json::array();
-  for (size_t k = 0; k < rec.tensors.size(); ++k) {
-    const auto& t = rec.tensors[k];
-    tensors.push_back({{"tensor_id", k}, {"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape},
-                       {"buffer_numel", t.numel}});
-  }
-  json edges = json::array();
-  for (const auto& e : rec.edges)
-    edges.push_back({{"pred", e.pred}, {"succ", e.succ}, {"source", "tensormap"},
-                     {"overlap", e.covered ? "covered" : "other"}, {"tensor_id", e.tensor},
-                     {"tensor", rec.tensors[static_cast<size_t>(e.tensor)].name}});
-  return {{"format", "pypto-golden-deps"}, {"version", 1}, {"kernel", run.kernel}, {"platform", run.platform},
-          {"tasks", tasks}, {"tensors", tensors}, {"edges", edges}};
+    out.end_array();
+    out.begin_array("tasks");
+    for (size_t k = 0; k < rec.tasks.size(); ++k) {
+      json args = json::array();
+      for (const auto& w : rec.tasks[k].windows) {
+        args.push_back(window_json(w, rec));
+        args.back()["idx"] = args.size() - 1;
+      }
+      out.element({{"task_id", k}, {"func_name", *rec.tasks[k].name}, {"source", where(run, rec.tasks[k].line)},
+                   {"device", rec.tasks[k].device}, {"scope", "auto"}, {"args", std::move(args)}});
+    }
+    out.end_array();
+    out.begin_array("edges");
+    for (const auto& e : rec.edges)
+      out.element({{"pred", e.pred}, {"succ", e.succ}, {"source", "tensormap"},
+                   {"overlap", e.covered ? "covered" : "other"}, {"tensor_id", e.tensor},
+                   {"tensor", rec.tensors[static_cast<size_t>(e.tensor)].name}});
+    out.end_array();
+  });
 }
 
 // `s` as a DOT string: quotes and backslashes escaped, a line break as DOT's \n.
@@ -217,37 +234,42 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 // A dtype torch.save's typed storages lack (the 8-bit floats, uint16/32/64) is stored as its
 // bytes: uint8, with a last axis of the element size.
 std::filesystem::path write_args_dump(const std::filesystem::path& dir, const DfxRun& run, const Recorded& rec) {
-  json list = json::array();
-  for (size_t k = 0; k < rec.tasks.size(); ++k) {
-    const auto& t = rec.tasks[k];
-    for (size_t i = 0; i < t.windows.size(); ++i) {
-      const auto& w = t.windows[i];
-      if (run.dump_args == 1 && !w.data.defined()) continue;  // not marked: idx keeps its place
-      json entry = window_json(w, rec);
-      entry["task_id"] = k;
-      entry["func_name"] = *t.name;
-      entry["idx"] = i;
-      entry["stage"] = w.write ? "after_completion" : "before_dispatch";
-      entry["file"] = nullptr;
-      if (w.data.defined()) {
-        const std::string file =
-            "task" + std::to_string(k) + "_" + *t.name + "_" + std::to_string(i) + (w.write ? "_out" : "_in") + ".pt";
-        at::Tensor data = w.data;
-        if (!native_tensor_file_dtype(data.scalar_type())) {
-          std::vector<int64_t> shape = data.sizes().vec();
-          shape.push_back(static_cast<int64_t>(data.element_size()));
-          data = data.contiguous().view(at::kByte).reshape(shape);
-          entry["stored_as"] = "UINT8 bytes, last axis the element's";
-        }
-        save_tensor_file(dir / file, data);
-        entry["file"] = file;
-      }
-      list.push_back(entry);
-    }
-  }
   const std::filesystem::path manifest = dir / "args_dump.json";
-  write_json(manifest, {{"format", "pypto-golden-args-dump"}, {"version", 1}, {"kernel", run.kernel},
-                        {"level", run.dump_args}, {"records", list}});
+  write_json_stream(manifest, [&](JsonObjectStream& out) {
+    out.field("format", "pypto-golden-args-dump");
+    out.field("version", 1);
+    out.field("kernel", run.kernel);
+    out.field("level", run.dump_args);
+    out.begin_array("records");
+    for (size_t k = 0; k < rec.tasks.size(); ++k) {
+      const auto& t = rec.tasks[k];
+      for (size_t i = 0; i < t.windows.size(); ++i) {
+        const auto& w = t.windows[i];
+        if (run.dump_args == 1 && !w.data.defined()) continue;  // not marked: idx keeps its place
+        json entry = window_json(w, rec);
+        entry["task_id"] = k;
+        entry["func_name"] = *t.name;
+        entry["idx"] = i;
+        entry["stage"] = w.write ? "after_completion" : "before_dispatch";
+        entry["file"] = nullptr;
+        if (w.data.defined()) {
+          const std::string file = "task" + std::to_string(k) + "_" + *t.name + "_" + std::to_string(i) +
+                                   (w.write ? "_out" : "_in") + ".pt";
+          at::Tensor data = w.data;
+          if (!native_tensor_file_dtype(data.scalar_type())) {
+            std::vector<int64_t> shape = data.sizes().vec();
+            shape.push_back(static_cast<int64_t>(data.element_size()));
+            data = data.contiguous().view(at::kByte).reshape(shape);
+            entry["stored_as"] = "UINT8 bytes, last axis the element's";
+          }
+          save_tensor_file(dir / file, data);
+          entry["file"] = file;
+        }
+        out.element(entry);
+      }
+    }
+    out.end_array();
+  });
   return manifest;
 }
 
@@ -278,13 +300,13 @@ std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, c
   std::vector<std::filesystem::path> written;
   if (run.swimlane_level > 0) {
     written.push_back(dir / "chip_swimlane_records.json");
-    write_json(written.back(), records(run, rec));
+    write_records(written.back(), run, rec);
     written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
-    write_json(written.back(), trace(run, rec));
+    write_trace(written.back(), run, rec);
   }
   if (run.dep_gen) {
     written.push_back(dir / "deps.json");
-    write_json(written.back(), deps(run, rec));
+    write_deps(written.back(), run, rec);
     written.push_back(dir / "deps.dot");
     write_text(written.back(), dot(run, rec));
   }
@@ -308,21 +330,23 @@ std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path
   // An L3 program's chip launches each get their files in rank{r}/d{k}/ (the k-th launch on
   // rank r), as PyPTO's distributed runner lays them out; the swimlane of every rank is also
   // merged into one trace at the top.
+  bool l3 = false;
+  for (const auto& t : tasks) l3 = l3 || t.rank >= 0;
+  if (!l3) return write_set(dir, run, {tasks, tensors, {}});
   std::map<std::pair<int, int>, std::vector<sim::TaskRecord>> launches;
   std::vector<sim::TaskRecord> host;
   for (const auto& t : tasks) (t.rank >= 0 ? launches[{t.rank, t.launch}] : host).push_back(t);
-  if (launches.empty()) return write_set(dir, run, {tasks, tensors, {}});
   std::vector<std::filesystem::path> written;
-  if (!host.empty()) written = write_set(dir, run, {std::move(host), tensors, {}});
+  if (!host.empty()) written = write_set(dir, run, {host, tensors, {}});
   for (auto& [where, group] : launches) {
     DfxRun chip = run;
     chip.kernel = *group.front().program;
     const auto dispatch_dir = dir / ("rank" + std::to_string(where.first)) / ("d" + std::to_string(where.second));
-    for (auto& path : write_set(dispatch_dir, chip, {std::move(group), tensors, {}})) written.push_back(path);
+    for (auto& path : write_set(dispatch_dir, chip, {group, tensors, {}})) written.push_back(path);
   }
   if (run.swimlane_level > 0) {
     written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
-    write_json(written.back(), trace(run, {tasks, tensors, {}}));
+    write_trace(written.back(), run, {tasks, tensors, {}});
   }
   return written;
 }

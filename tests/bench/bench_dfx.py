@@ -1,7 +1,11 @@
 """What recording the chip swimlane and the task graph cost a dispatch (issue 15: <= 5 % when
 on, nothing measurable when off). Prints ratios measured in one run; never asserts on time.
 
-    .venv/bin/python tests/bench/bench_dfx.py [--rounds N] [--tasks N]
+    .venv/bin/python tests/bench/bench_dfx.py [--rounds N] [--tasks N] [--whole-run]
+
+--whole-run measures instead what a whole run costs with each key, writing its files
+included: each configuration once in a fresh process, its wall time and peak RSS as ratios
+to the run without DFX.
 
 One process runs golden.run on a kernel of many small tasks (one pl.at region each) with
 no DFX key, enable_chip_swimlane=4 and enable_dep_gen (each task's windows recorded),
@@ -13,11 +17,15 @@ take about half a second).
 import argparse
 import contextlib
 import io
+import json
 import os
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,11 +44,57 @@ def many(x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]
 """
 
 
+CONFIGS = {"off": {}, "swimlane 4": {"enable_chip_swimlane": 4}, "dep_gen": {"enable_dep_gen": True}}
+
+
+def one_run(tasks, name):
+    """Child process: one whole golden.run with configuration `name`; prints its wall time
+    and peak RSS as JSON."""
+    import torch
+
+    import golden
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["PYPTO_PROG_BUILD_DIR"] = tmp
+        path = Path(tmp) / "dfx_kernel.py"
+        path.write_text(textwrap.dedent(KERNEL).replace("TASKS", str(tasks)))
+        sys.path.insert(0, tmp)
+        import dfx_kernel
+
+        specs = [golden.TensorSpec("x", [16, 16], torch.float32, init_value=torch.randn),
+                 golden.TensorSpec("y", [16, 16], torch.float32)]
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            result = golden.run(fn=dfx_kernel.many, specs=specs, golden_fn=lambda v: v["y"].copy_(v["x"] + 1),
+                                config={"platform": "a2a3sim", **CONFIGS[name]})
+        wall = time.perf_counter() - start
+    assert result.passed, result.error
+    print(json.dumps({"wall_s": wall, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+
+
+def whole_runs(tasks):
+    stats = {}
+    for name in CONFIGS:
+        proc = subprocess.run([sys.executable, __file__, "--child", name, "--tasks", str(tasks)],
+                              capture_output=True, text=True, check=True)
+        stats[name] = json.loads(proc.stdout.strip().splitlines()[-1])
+    print("whole run of %d one-region tasks (compile, golden, dispatch, DFX files), one process each:" % tasks)
+    for name, st in stats.items():
+        print("  %-10s wall %6.2f s (x%.2f)  peak RSS %7.1f MB (x%.2f)" % (
+            name, st["wall_s"], st["wall_s"] / stats["off"]["wall_s"], st["peak_rss_mb"],
+            st["peak_rss_mb"] / stats["off"]["peak_rss_mb"]))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--tasks", type=int, default=150000)
+    ap.add_argument("--whole-run", action="store_true")
+    ap.add_argument("--child", choices=list(CONFIGS), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.child:
+        return one_run(args.tasks, args.child)
+    if args.whole_run:
+        return whole_runs(args.tasks)
     import torch
 
     import golden
@@ -63,7 +117,7 @@ def main():
             line = next(s for s in out.getvalue().splitlines() if s.startswith("[RUN] runtime done"))
             return float(line.split("(")[1].rstrip("s)"))
 
-        configs = {"off": {}, "swimlane 4": {"enable_chip_swimlane": 4}, "dep_gen": {"enable_dep_gen": True}}
+        configs = CONFIGS
         runtime({})  # compile and warm up
         times = {name: [] for name in configs}
         names = list(configs)
