@@ -52,7 +52,6 @@ TaskRecorder::Lane& TaskRecorder::lane() {
   std::lock_guard<std::mutex> lock(mu_);
   lanes_.push_back(std::make_unique<Lane>());
   lanes_.back()->id = static_cast<int>(lanes_.size()) - 1;
-  lanes_.back()->tasks.reserve(4096);
   cache = {serial_, lanes_.back().get()};
   return *lanes_.back();
 }
@@ -79,8 +78,12 @@ void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, a
                                int depth, const at::Tensor& whole, const std::string& name, int slot, bool marked) {
   Lane& l = lane();
   const void* data = base.storage().data();
-  uint32_t tensor = 0;
-  while (tensor < l.tensors.size() && l.tensors[tensor].data != data) ++tensor;
+  uint32_t tensor = l.last_tensor;
+  if (tensor >= l.tensors.size() || l.tensors[tensor].data != data) {
+    tensor = 0;
+    while (tensor < l.tensors.size() && l.tensors[tensor].data != data) ++tensor;
+  }
+  l.last_tensor = tensor;
   if (tensor == l.tensors.size()) {
     RecordedTensor info{name, whole.scalar_type(), {}, static_cast<int64_t>(base.storage().nbytes() / base.element_size())};
     if (is_whole(whole))
@@ -92,16 +95,17 @@ void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, a
   const auto strides = base.strides();
   const auto sizes = base.sizes();
   int64_t start = base.storage_offset();
-  const size_t dims = l.dims.size();
   const size_t rank = sizes.size();
+  const size_t dims = l.dims.append_contiguous(2 * rank);
+  int64_t* shape = rank ? &l.dims[dims] : nullptr;  // a 0-d window has no dims
   for (size_t k = 0; k < rank; ++k) {
     if (k < offset.size()) start += offset[k] * strides[k];
-    l.dims.push_back(k < extents.size() ? extents[k] : sizes[k]);
+    shape[k] = k < extents.size() ? extents[k] : sizes[k];
+    shape[rank + k] = strides[k];
   }
-  l.dims.insert(l.dims.end(), strides.begin(), strides.end());
   int64_t payload = -1;
   if (payloads_ == Payloads::All || (payloads_ == Payloads::Marked && marked)) {
-    at::Tensor view = strided_view(base, at::IntArrayRef(l.dims.data() + dims, rank), strides, start);
+    at::Tensor view = strided_view(base, at::IntArrayRef(shape, rank), strides, start);
     payload = static_cast<int64_t>(l.payloads.size());
     l.payloads.push_back(write ? view : view.clone());
   }
@@ -142,12 +146,13 @@ std::vector<TaskRecord> TaskRecorder::tasks() const {
   std::vector<TaskRecord> all;
   for (size_t li = 0; li < lanes_.size(); ++li) {
     const Lane& l = *lanes_[li];
-    for (const auto& t : l.tasks) {
+    for (size_t k = 0; k < l.tasks.size(); ++k) {
+      const LaneTask& t = l.tasks[k];
       all.push_back(t.record);
       for (uint32_t w = t.first_window; w < t.end_window; ++w) {
         const Window& win = l.windows[w];
         if (win.depth != t.record.depth) continue;  // a nested task's own
-        const auto* d = l.dims.data() + win.dims;
+        const int64_t* d = win.rank ? &l.dims[win.dims] : nullptr;
         all.back().windows.push_back({ids[li][win.tensor], win.write, win.start_offset,
                                       std::vector<int64_t>(d, d + win.rank),
                                       std::vector<int64_t>(d + win.rank, d + 2 * win.rank),

@@ -4,6 +4,8 @@
 // dispatch (DispatchOptions::recorder); off, it costs a null test.
 #pragma once
 
+#include "sim/chunked_list.h"
+
 #include <ATen/core/Tensor.h>
 #include <c10/core/Storage.h>
 
@@ -129,10 +131,11 @@ class TaskRecorder {
   };
   struct Lane {
     int id = 0;
-    std::vector<LaneTask> tasks;
-    std::vector<Window> windows;
-    std::vector<int64_t> dims;
+    ChunkedList<LaneTask, 1024> tasks;
+    ChunkedList<Window> windows;
+    ChunkedList<int64_t> dims;  // a window's shape then strides, side by side
     std::vector<LaneTensor> tensors;
+    uint32_t last_tensor = 0;  // where the last window's tensor was found: most windows repeat it
     std::vector<at::Tensor> payloads;  // a read's copy; a write's view until its task ends, then its copy
   };
   Lane& lane();

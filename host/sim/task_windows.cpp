@@ -8,6 +8,9 @@
 namespace pypto_golden::sim {
 namespace {
 
+// Up to this many outside tensors a task's windows are looked up by a scan, not a sort.
+constexpr std::ptrdiff_t kLinearSearch = 16;
+
 thread_local TaskWindowScope* open_scope = nullptr;
 thread_local std::vector<std::pair<const void*, int>> outside_list;
 thread_local std::vector<const void*> marked_list;
@@ -50,14 +53,21 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
   if (!base.defined() || !base.has_storage() || !base.storage().data()) return;
   const auto begin = outside_list.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
   const auto end = outside_list.begin() + static_cast<std::ptrdiff_t>(outside_end_);
-  if (!outside_sorted_) {  // on the task's first window: tasks that touch none pay no sort
-    outside_sorted_ = true;
-    // By storage, then slot: the lowest slot holding a storage names it. (std::sort: a
-    // stable sort would allocate a buffer for every task.)
-    std::sort(begin, end);
-  }
   const void* data = base.storage().data();
-  auto it = std::lower_bound(begin, end, data, [](const auto& entry, const void* d) { return entry.first < d; });
+  auto it = end;
+  if (end - begin <= kLinearSearch) {
+    // Few outside tensors: a scan beats sorting them. Entries are in slot order, so the
+    // first match is the lowest slot holding the storage, which names it.
+    it = std::find_if(begin, end, [data](const auto& entry) { return entry.first == data; });
+  } else {
+    if (!outside_sorted_) {  // on the task's first window: tasks that touch none pay no sort
+      outside_sorted_ = true;
+      // By storage, then slot: the lowest slot holding a storage names it. (std::sort: a
+      // stable sort would allocate a buffer for every task.)
+      std::sort(begin, end);
+    }
+    it = std::lower_bound(begin, end, data, [](const auto& entry, const void* d) { return entry.first < d; });
+  }
   if (it == end || it->first != data) return;  // a tile of the task's own
   const int slot = it->second;
   // The slot may hold another value by now; the tensor it held named this storage.
