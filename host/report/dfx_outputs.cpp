@@ -39,11 +39,24 @@ std::string dtype_name(c10::ScalarType t) {
 }
 
 // A window as deps.json gives a task's argument: the strided view of its tensor.
-json window_json(const sim::TaskWindow& w, const Recorded& rec) {
+JsonText window_text(const sim::TaskWindow& w, const Recorded& rec) {
   const auto& t = rec.tensors[static_cast<size_t>(w.tensor)];
-  return {{"type", w.write ? "OUTPUT" : "INPUT"}, {"tensor_id", w.tensor}, {"tensor", t.name},
-          {"dtype", dtype_name(t.dtype)}, {"shape", w.shape}, {"start_offset", w.start_offset},
-          {"strides", w.strides}};
+  JsonText out;
+  out.field("type", w.write ? "OUTPUT" : "INPUT")
+      .field("tensor_id", w.tensor)
+      .field("tensor", t.name)
+      .field("dtype", dtype_name(t.dtype))
+      .field("shape", w.shape)
+      .field("start_offset", w.start_offset)
+      .field("strides", w.strides);
+  return out;
+}
+
+// Texts as one JSON array.
+std::string json_array(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t k = 0; k < items.size(); ++k) out += (k ? "," : "") + items[k];
+  return out + "]";
 }
 
 void write_records(const std::filesystem::path& path, const DfxRun& run, const Recorded& rec) {
@@ -58,13 +71,20 @@ void write_records(const std::filesystem::path& path, const DfxRun& run, const R
     out.begin_array("tasks");
     for (size_t k = 0; k < rec.tasks.size(); ++k) {
       const auto& t = rec.tasks[k];
-      json task = {{"task_id", k}, {"func_name", *t.name}, {"device", t.device}, {"worker", t.lane},
-                   {"start_us", us(t.start_ns)}, {"end_us", us(t.end_ns)}, {"source", where(run, t.line)},
-                   {"depth", t.depth}, {"device_memory_bytes", {t.start_bytes, t.end_bytes}}};
+      JsonText task;
+      task.field("task_id", k)
+          .field("func_name", *t.name)
+          .field("device", t.device)
+          .field("worker", t.lane)
+          .field("start_us", us(t.start_ns))
+          .field("end_us", us(t.end_ns))
+          .field("source", where(run, t.line))
+          .field("depth", t.depth)
+          .field("device_memory_bytes", std::vector<int64_t>{t.start_bytes, t.end_bytes});
       if (run.dep_gen) {
-        json windows = json::array();
-        for (const auto& w : t.windows) windows.push_back(window_json(w, rec));
-        task["windows"] = std::move(windows);
+        std::vector<std::string> windows;
+        for (const auto& w : t.windows) windows.push_back(window_text(w, rec).text());
+        task.raw("windows", json_array(windows));
       }
       out.element(task);
     }
@@ -91,9 +111,16 @@ void trace_events(const DfxRun& run, const Recorded& rec, JsonObjectStream& even
                     {"args", {{"name", "worker " + std::to_string(lane)}}}});
   for (size_t k = 0; k < tasks.size(); ++k) {
     const auto& t = tasks[k];
-    events.element({{"name", *t.name}, {"cat", "task"}, {"ph", "X"}, {"ts", us(t.start_ns)},
-                    {"dur", us(t.end_ns - t.start_ns)}, {"pid", t.device}, {"tid", t.lane},
-                    {"args", {{"task_id", k}, {"source", where(run, t.line)}}}});
+    JsonText slice;
+    slice.field("name", *t.name)
+        .field("cat", "task")
+        .field("ph", "X")
+        .field("ts", us(t.start_ns))
+        .field("dur", us(t.end_ns - t.start_ns))
+        .field("pid", t.device)
+        .field("tid", t.lane)
+        .raw("args", JsonText().field("task_id", k).field("source", where(run, t.line)).text());
+    events.element(slice);
   }
   // A counter per device of the memory in use, sampled at every task's start and end.
   std::map<int, std::vector<std::pair<int64_t, int64_t>>> memory;  // device -> (ns, bytes)
@@ -103,19 +130,29 @@ void trace_events(const DfxRun& run, const Recorded& rec, JsonObjectStream& even
   }
   for (auto& [d, samples] : memory) {
     std::stable_sort(samples.begin(), samples.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (const auto& [ns, bytes] : samples)
-      events.element({{"name", "device memory"}, {"cat", "memory"}, {"ph", "C"}, {"ts", us(ns)}, {"pid", d},
-                      {"args", {{"bytes in use", bytes}}}});
+    for (const auto& [ns, bytes] : samples) {
+      JsonText counter;
+      counter.field("name", "device memory")
+          .field("cat", "memory")
+          .field("ph", "C")
+          .field("ts", us(ns))
+          .field("pid", d)
+          .raw("args", JsonText().field("bytes in use", bytes).text());
+      events.element(counter);
+    }
   }
   // A flow arrow per dependency, from inside the predecessor's slice to the successor's.
   for (size_t e = 0; e < rec.edges.size(); ++e) {
     const auto& p = tasks[rec.edges[e].pred];
     const auto& s = tasks[rec.edges[e].succ];
     const std::string name = rec.tensors[static_cast<size_t>(rec.edges[e].tensor)].name;
-    events.element({{"name", name}, {"cat", "dep"}, {"ph", "s"}, {"id", e}, {"ts", us(p.start_ns)},
-                    {"pid", p.device}, {"tid", p.lane}});
-    events.element({{"name", name}, {"cat", "dep"}, {"ph", "f"}, {"bp", "e"}, {"id", e}, {"ts", us(s.start_ns)},
-                    {"pid", s.device}, {"tid", s.lane}});
+    JsonText start, finish;
+    start.field("name", name).field("cat", "dep").field("ph", "s").field("id", e);
+    start.field("ts", us(p.start_ns)).field("pid", p.device).field("tid", p.lane);
+    finish.field("name", name).field("cat", "dep").field("ph", "f").field("bp", "e").field("id", e);
+    finish.field("ts", us(s.start_ns)).field("pid", s.device).field("tid", s.lane);
+    events.element(start);
+    events.element(finish);
   }
 }
 
@@ -177,20 +214,30 @@ void write_deps(const std::filesystem::path& path, const DfxRun& run, const Reco
     out.end_array();
     out.begin_array("tasks");
     for (size_t k = 0; k < rec.tasks.size(); ++k) {
-      json args = json::array();
-      for (const auto& w : rec.tasks[k].windows) {
-        args.push_back(window_json(w, rec));
-        args.back()["idx"] = args.size() - 1;
-      }
-      out.element({{"task_id", k}, {"func_name", *rec.tasks[k].name}, {"source", where(run, rec.tasks[k].line)},
-                   {"device", rec.tasks[k].device}, {"scope", "auto"}, {"args", std::move(args)}});
+      const auto& t = rec.tasks[k];
+      std::vector<std::string> args;
+      for (const auto& w : t.windows) args.push_back(window_text(w, rec).field("idx", args.size()).text());
+      JsonText task;
+      task.field("task_id", k)
+          .field("func_name", *t.name)
+          .field("source", where(run, t.line))
+          .field("device", t.device)
+          .field("scope", "auto")
+          .raw("args", json_array(args));
+      out.element(task);
     }
     out.end_array();
     out.begin_array("edges");
-    for (const auto& e : rec.edges)
-      out.element({{"pred", e.pred}, {"succ", e.succ}, {"source", "tensormap"},
-                   {"overlap", e.covered ? "covered" : "other"}, {"tensor_id", e.tensor},
-                   {"tensor", rec.tensors[static_cast<size_t>(e.tensor)].name}});
+    for (const auto& e : rec.edges) {
+      JsonText edge;
+      edge.field("pred", e.pred)
+          .field("succ", e.succ)
+          .field("source", "tensormap")
+          .field("overlap", e.covered ? "covered" : "other")
+          .field("tensor_id", e.tensor)
+          .field("tensor", rec.tensors[static_cast<size_t>(e.tensor)].name);
+      out.element(edge);
+    }
     out.end_array();
   });
 }
@@ -246,13 +293,12 @@ std::filesystem::path write_args_dump(const std::filesystem::path& dir, const Df
       for (size_t i = 0; i < t.windows.size(); ++i) {
         const auto& w = t.windows[i];
         if (run.dump_args == 1 && !w.data.defined()) continue;  // not marked: idx keeps its place
-        json entry = window_json(w, rec);
-        entry["task_id"] = k;
-        entry["func_name"] = *t.name;
-        entry["idx"] = i;
-        entry["stage"] = w.write ? "after_completion" : "before_dispatch";
-        entry["file"] = nullptr;
-        if (w.data.defined()) {
+        JsonText entry = window_text(w, rec);
+        entry.field("task_id", k).field("func_name", *t.name).field("idx", i);
+        entry.field("stage", w.write ? "after_completion" : "before_dispatch");
+        if (!w.data.defined()) {
+          entry.raw("file", "null");
+        } else {
           const std::string file = "task" + std::to_string(k) + "_" + *t.name + "_" + std::to_string(i) +
                                    (w.write ? "_out" : "_in") + ".pt";
           at::Tensor data = w.data;
@@ -260,10 +306,10 @@ std::filesystem::path write_args_dump(const std::filesystem::path& dir, const Df
             std::vector<int64_t> shape = data.sizes().vec();
             shape.push_back(static_cast<int64_t>(data.element_size()));
             data = data.contiguous().view(at::kByte).reshape(shape);
-            entry["stored_as"] = "UINT8 bytes, last axis the element's";
+            entry.field("stored_as", "UINT8 bytes, last axis the element's");
           }
           save_tensor_file(dir / file, data);
-          entry["file"] = file;
+          entry.field("file", file);
         }
         out.element(entry);
       }

@@ -2,12 +2,93 @@
 
 #include "snapshot/atomic_file.h"
 
+#include <charconv>
+#include <cmath>
+
 namespace pypto_golden {
 namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 20;
 
 }  // namespace
+
+std::string json_quoted(const std::string& value) {
+  std::string out = "\"";
+  for (const char c : value) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static const char* hex = "0123456789abcdef";
+          out += "\\u00";
+          out += hex[(c >> 4) & 0xf];
+          out += hex[c & 0xf];
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+void JsonText::key(const char* key) {
+  if (text_.size() > 1) text_ += ',';
+  text_ += '"';
+  text_ += key;  // keys are this program's own literals: nothing to escape
+  text_ += "\":";
+}
+
+JsonText& JsonText::field(const char* key, int64_t value) {
+  this->key(key);
+  char buf[24];
+  text_.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
+  return *this;
+}
+
+JsonText& JsonText::field(const char* key, double value) {
+  this->key(key);
+  if (!std::isfinite(value)) {  // JSON has no text for these; nlohmann writes null too
+    text_ += "null";
+    return *this;
+  }
+  char buf[32];
+  text_.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
+  return *this;
+}
+
+JsonText& JsonText::field(const char* key, const std::string& value) {
+  this->key(key);
+  text_ += json_quoted(value);
+  return *this;
+}
+
+JsonText& JsonText::field(const char* key, const std::vector<int64_t>& values) {
+  this->key(key);
+  text_ += '[';
+  char buf[24];
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (k) text_ += ',';
+    text_.append(buf, std::to_chars(buf, buf + sizeof buf, values[k]).ptr);
+  }
+  text_ += ']';
+  return *this;
+}
+
+JsonText& JsonText::raw(const char* key, const std::string& json) {
+  this->key(key);
+  text_ += json;
+  return *this;
+}
+
+const std::string& JsonText::text() {
+  if (!closed_) text_ += '}';
+  closed_ = true;
+  return text_;
+}
 
 JsonObjectStream::JsonObjectStream(int fd, const std::filesystem::path& path) : fd_(fd), path_(path) {
   buffer_.reserve(kFlushBytes + 4096);
@@ -37,6 +118,13 @@ void JsonObjectStream::element(const nlohmann::json& value) {
   buffer_ += first_element_ ? "\n  " : ",\n  ";
   first_element_ = false;
   buffer_ += value.dump();
+  flush_if_full();
+}
+
+void JsonObjectStream::element(JsonText& value) {
+  buffer_ += first_element_ ? "\n  " : ",\n  ";
+  first_element_ = false;
+  buffer_ += value.text();
   flush_if_full();
 }
 

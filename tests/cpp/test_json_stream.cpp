@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -75,4 +76,33 @@ TEST_CASE("a failure while streaming leaves no file") {
                     "stopped");
   CHECK_FALSE(std::filesystem::exists(path));
   std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("an object written as text is exact JSON, fields in the order given") {
+  using pypto_golden::JsonText;
+  JsonText inner;
+  inner.field("bytes in use", int64_t{4096});
+  JsonText t;
+  t.field("n", 3)
+      .field("big", int64_t{1} << 40)
+      .field("count", size_t{7})
+      .field("x", 1.5)
+      .field("whole", 2.0)
+      .field("tiny", 1e-7)
+      .field("nan", std::nan(""))
+      .field("name", std::string("a \"q\" \\ b\n\t\x01"))
+      .field("ph", "X")
+      .field("shape", std::vector<int64_t>{16, -1})
+      .field("none", std::vector<int64_t>{})
+      .raw("args", inner.text());
+  const std::string text = t.text();
+  CHECK(text ==
+        "{\"n\":3,\"big\":1099511627776,\"count\":7,\"x\":1.5,\"whole\":2,\"tiny\":1e-07,\"nan\":null,"
+        "\"name\":\"a \\\"q\\\" \\\\ b\\n\\t\\u0001\",\"ph\":\"X\",\"shape\":[16,-1],\"none\":[],"
+        "\"args\":{\"bytes in use\":4096}}");
+  const json doc = json::parse(text);
+  CHECK(doc["name"] == "a \"q\" \\ b\n\t\x01");
+  CHECK(doc["x"] == 1.5);
+  CHECK(t.text() == text);  // closed once
+  CHECK(JsonText().text() == "{}");
 }
