@@ -52,6 +52,13 @@ JsonText window_text(const sim::TaskWindow& w, const Recorded& rec) {
   return out;
 }
 
+// The fields each of our JSON files starts with: what it is and of which kernel.
+void file_header(JsonObjectStream& out, const char* format, const DfxRun& run) {
+  out.field("format", format);
+  out.field("version", 1);
+  out.field("kernel", run.kernel);
+}
+
 // Texts as one JSON array.
 std::string json_array(const std::vector<std::string>& items) {
   std::string out = "[";
@@ -61,9 +68,7 @@ std::string json_array(const std::vector<std::string>& items) {
 
 void write_records(const std::filesystem::path& path, const DfxRun& run, const Recorded& rec) {
   write_json_stream(path, [&](JsonObjectStream& out) {
-    out.field("format", "pypto-golden-chip-swimlane");
-    out.field("version", 1);
-    out.field("kernel", run.kernel);
+    file_header(out, "pypto-golden-chip-swimlane", run);
     out.field("platform", run.platform);
     out.field("level", run.swimlane_level);
     out.field("source_file", run.source_file);
@@ -201,9 +206,7 @@ std::string scope_stats(const DfxRun& run, const Recorded& rec) {
 // PyPTO's dep_gen writes, where the simulator has them).
 void write_deps(const std::filesystem::path& path, const DfxRun& run, const Recorded& rec) {
   write_json_stream(path, [&](JsonObjectStream& out) {
-    out.field("format", "pypto-golden-deps");
-    out.field("version", 1);
-    out.field("kernel", run.kernel);
+    file_header(out, "pypto-golden-deps", run);
     out.field("platform", run.platform);
     out.begin_array("tensors");
     for (size_t k = 0; k < rec.tensors.size(); ++k) {
@@ -283,9 +286,7 @@ void write_text(const std::filesystem::path& path, const std::string& text) {
 std::filesystem::path write_args_dump(const std::filesystem::path& dir, const DfxRun& run, const Recorded& rec) {
   const std::filesystem::path manifest = dir / "args_dump.json";
   write_json_stream(manifest, [&](JsonObjectStream& out) {
-    out.field("format", "pypto-golden-args-dump");
-    out.field("version", 1);
-    out.field("kernel", run.kernel);
+    file_header(out, "pypto-golden-args-dump", run);
     out.field("level", run.dump_args);
     out.begin_array("records");
     for (size_t k = 0; k < rec.tasks.size(); ++k) {

@@ -7,7 +7,8 @@ import torch
 from pypto.jit import KernelCompileError
 from test_frontend import first_line, line_of, load
 
-MARKS_SRC = """\
+# The helper each test's kernel calls: one InCore task.
+BUMP = """\
 import pypto.language as pl
 
 T = pl.Tensor[[8], pl.FP32]
@@ -17,7 +18,9 @@ T = pl.Tensor[[8], pl.FP32]
 def bump(a: T, b: pl.Out[T]):
     b[:] = pl.add(a[:], 1.0)
     return b
+"""
 
+MARKS_SRC = BUMP + """
 
 @pl.jit.inline
 def helper(a: T, b: pl.Out[T]):
@@ -85,23 +88,13 @@ def test_an_untagged_program_lists_no_dumps(tmp_path):
 
 
 def test_spmd_submit_dumps_reach_each_blocks_task(tmp_path):
-    src = """\
-    import pypto.language as pl
+    src = BUMP + """
 
-    T = pl.Tensor[[8], pl.FP32]
-
-
-    @pl.jit.incore
-    def bump(a: T, b: pl.Out[T]):
-        b[:] = pl.add(a[:], 1.0)
-        return b
-
-
-    @pl.jit
-    def k(x: T, y: pl.Out[T]):
-        y, tid = pl.spmd_submit(self.bump, x, y, core_num=2, dumps=[x])  # noqa: F821
-        return y
-    """
+@pl.jit
+def k(x: T, y: pl.Out[T]):
+    y, tid = pl.spmd_submit(self.bump, x, y, core_num=2, dumps=[x])  # noqa: F821
+    return y
+"""
     mod, _ = load(tmp_path, src)
     fn = mod.k.compile(torch.zeros(8), torch.zeros(8)).program["functions"][0]
     assert task_dumps(fn["body"], fn["slots"]) == [("bump", ["x"])]
@@ -134,34 +127,26 @@ ERROR_CASES = [
                          ids=[case[0] for case in ERROR_CASES])
 def test_misuse_is_a_compile_error(tmp_path, body, marker, detail):
     src = KERNEL.replace("BODY", body)
+    assert compile_error(tmp_path, src) == (line_of(src, marker), detail)
+
+
+def compile_error(tmp_path, src):
+    """(line, detail) of the error compiling `src`'s kernel k on two [8] tensors."""
     mod, path = load(tmp_path, src)
     with pytest.raises(KernelCompileError) as info:
         mod.k.compile(torch.zeros(8), torch.zeros(8))
-    assert first_line(info.value) == "%s:%d: %s" % (path, line_of(src, marker), detail)
+    assert first_line(info.value) == "%s:%d: %s" % (path, info.value.line, info.value.detail)
+    return info.value.line, info.value.detail
 
 
 def test_a_tag_inside_an_incore_function_is_an_error(tmp_path):
-    src = """\
-    import pypto.language as pl
+    src = BUMP.replace("    b[:] =", "    pl.dump_tag(a)\n    b[:] =") + """
 
-    T = pl.Tensor[[8], pl.FP32]
-
-
-    @pl.jit.incore
-    def bump(a: T, b: pl.Out[T]):
-        pl.dump_tag(a)
-        b[:] = pl.add(a[:], 1.0)
-        return b
-
-
-    @pl.jit
-    def k(x: T, y: pl.Out[T]):
-        y = bump(x, y)
-        return y
-    """
-    mod, path = load(tmp_path, src)
-    with pytest.raises(KernelCompileError) as info:
-        mod.k.compile(torch.zeros(8), torch.zeros(8))
-    assert first_line(info.value) == (
-        "%s:%d: pl.dump_tag() is only valid inside an Orchestration or Inline function; move it to the "
-        "orchestration whose tasks consume the tensor" % (path, line_of(src, "pl.dump_tag")))
+@pl.jit
+def k(x: T, y: pl.Out[T]):
+    y = bump(x, y)
+    return y
+"""
+    assert compile_error(tmp_path, src) == (
+        line_of(src, "pl.dump_tag"), "pl.dump_tag() is only valid inside an Orchestration or Inline function; "
+        "move it to the orchestration whose tasks consume the tensor")
