@@ -303,7 +303,10 @@ RunOutcome run_pipeline(const RunRequest& req) {
       }
       for (size_t k = 0; k < specs.size(); ++k)
         if (specs[k].is_tensor) host[k] = create_host_tensor(specs[k]);
-      if (req.save_data) save_inputs(data_dir, specs, host);
+      if (req.save_data) {
+        save_inputs(data_dir, specs, host);
+        log.line("[RUN]   saved: " + (data_dir / "in").string());
+      }
     });
 
     const bool has_golden = req.golden_data || !req.golden_fn.is_none();
@@ -316,7 +319,10 @@ RunOutcome run_pipeline(const RunRequest& req) {
           return;
         }
         expected = compute_golden(req.golden_fn, specs, host, log);
-        if (req.save_data) save_goldens(data_dir, specs, expected);
+        if (req.save_data) {
+          save_goldens(data_dir, specs, expected);
+          log.line("[RUN]   saved: " + (data_dir / "out").string());
+        }
       });
 
     std::vector<std::string> knob_warnings;

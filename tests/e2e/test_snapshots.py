@@ -30,6 +30,16 @@ def saved(host, tmp_path):
     return work
 
 
+def test_save_data_says_where_it_saved(host, tmp_path):
+    proc = host("--save-data", HELLO, "-p", "a2a3sim")
+    assert proc.returncode == 0, proc.stderr
+    (work,) = builds(tmp_path)
+    lines = proc.stdout.splitlines()
+    # Each in its stage, as a replay's "cache hit" lines are.
+    assert lines[lines.index("[RUN] generate inputs ...") + 1] == f"[RUN]   saved: {work / 'data' / 'in'}"
+    assert lines[lines.index("[RUN] compute golden ...") + 1] == f"[RUN]   saved: {work / 'data' / 'out'}"
+
+
 def test_save_data_writes_loadable_inputs_and_goldens(saved):
     files = sorted(str(p.relative_to(saved / "data")) for p in (saved / "data").rglob("*"))
     assert files == ["in", "in/a.pt", "in/x.pt", "out", "out/y.pt"]
