@@ -177,6 +177,18 @@ DfxRun dfx_request(const py::handle& config) {
   return dfx;
 }
 
+// Where a save_data run writes: <work_dir>/data, or data_1, data_2, ... when an earlier run
+// of the same build saved there (a second run of a cached compile in the process, a
+// runtime_dir replay): never over another run's files. Made here, so that two runs at once
+// never claim the same; a build directory that cannot take it is left to the save to report.
+std::filesystem::path claim_data_dir(const std::filesystem::path& work_dir) {
+  for (int n = 0;; ++n) {
+    const std::filesystem::path dir = work_dir / (n == 0 ? std::string("data") : "data_" + std::to_string(n));
+    std::error_code error;
+    if (std::filesystem::create_directory(dir, error) || error) return dir;
+  }
+}
+
 // enable_dump_args: 1 keeps the data of the tensors tasks were asked to dump, 2 of all,
 // 3 none (the windows' metadata only).
 sim::TaskRecorder::Payloads dump_payloads(int dump_args) {
@@ -288,7 +300,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
       log.line("[RUN] PASS (" + seconds_text(outcome.execution_time) + "s)");
       return outcome;
     }
-    const std::filesystem::path data_dir = kernel.work_dir / "data";
+    const std::filesystem::path data_dir = req.save_data ? claim_data_dir(kernel.work_dir) : kernel.work_dir / "data";
 
     std::vector<at::Tensor> host(specs.size());
     log.stage("generate inputs", [&] {

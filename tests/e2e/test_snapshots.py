@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import time
@@ -38,6 +39,27 @@ def test_save_data_says_where_it_saved(host, tmp_path):
     # Each in its stage, as a replay's "cache hit" lines are.
     assert lines[lines.index("[RUN] generate inputs ...") + 1] == f"[RUN]   saved: {work / 'data' / 'in'}"
     assert lines[lines.index("[RUN] compute golden ...") + 1] == f"[RUN]   saved: {work / 'data' / 'out'}"
+
+
+TWO_SAVED_RUNS = """
+for _ in range(2):
+    finish(run(fn=add_kernel, specs=specs(), golden_fn=golden, config={"platform": "a2a3sim"}, save_data=True))
+"""
+
+
+def test_runs_of_one_build_save_side_by_side(host, tmp_path):
+    """A second run of a cached compile saves into data_1, never over the first's data."""
+    script = write_kernel_script(tmp_path, main=TWO_SAVED_RUNS)
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (work,) = builds(tmp_path)  # one compile, two runs
+    assert re.findall(r"^\[RUN\]   saved: (.*)$", proc.stdout, re.M) == [
+        str(work / "data" / "in"), str(work / "data" / "out"), str(work / "data_1" / "in"),
+        str(work / "data_1" / "out")]
+    x0 = torch.load(work / "data/in/x.pt", weights_only=True)
+    x1 = torch.load(work / "data_1/in/x.pt", weights_only=True)
+    assert not torch.equal(x0, x1)  # each run's own random inputs
+    assert torch.equal(torch.load(work / "data_1/out/y.pt", weights_only=True), x1 + 2.0)
 
 
 def test_save_data_writes_loadable_inputs_and_goldens(saved):
