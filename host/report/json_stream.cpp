@@ -10,6 +10,11 @@ namespace {
 
 constexpr size_t kFlushBytes = size_t{1} << 20;
 
+void append_int(std::string& text, int64_t value) {
+  char buf[24];
+  text.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
+}
+
 }  // namespace
 
 std::string json_quoted(const std::string& value) {
@@ -44,8 +49,7 @@ void JsonText::key(const char* key) {
 
 JsonText& JsonText::field(const char* key, int64_t value) {
   this->key(key);
-  char buf[24];
-  text_.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
+  append_int(text_, value);
   return *this;
 }
 
@@ -69,10 +73,9 @@ JsonText& JsonText::field(const char* key, const std::string& value) {
 JsonText& JsonText::field(const char* key, const std::vector<int64_t>& values) {
   this->key(key);
   text_ += '[';
-  char buf[24];
   for (size_t k = 0; k < values.size(); ++k) {
     if (k) text_ += ',';
-    text_.append(buf, std::to_chars(buf, buf + sizeof buf, values[k]).ptr);
+    append_int(text_, values[k]);
   }
   text_ += ']';
   return *this;
@@ -98,7 +101,7 @@ JsonObjectStream::JsonObjectStream(int fd, const std::filesystem::path& path) : 
 void JsonObjectStream::key(const std::string& key) {
   buffer_ += first_field_ ? "\n " : ",\n ";
   first_field_ = false;
-  buffer_ += nlohmann::json(key).dump();
+  buffer_ += json_quoted(key);
   buffer_ += ": ";
 }
 
@@ -114,17 +117,14 @@ void JsonObjectStream::begin_array(const std::string& key) {
   first_element_ = true;
 }
 
-void JsonObjectStream::element(const nlohmann::json& value) {
-  buffer_ += first_element_ ? "\n  " : ",\n  ";
-  first_element_ = false;
-  buffer_ += value.dump();
-  flush_if_full();
-}
+void JsonObjectStream::element(const nlohmann::json& value) { element_text(value.dump()); }
 
-void JsonObjectStream::element(JsonText& value) {
+void JsonObjectStream::element(JsonText& value) { element_text(value.text()); }
+
+void JsonObjectStream::element_text(const std::string& text) {
   buffer_ += first_element_ ? "\n  " : ",\n  ";
   first_element_ = false;
-  buffer_ += value.text();
+  buffer_ += text;
   flush_if_full();
 }
 

@@ -57,6 +57,7 @@ class JsonObjectStream {
  private:
   friend void write_json_stream(const std::filesystem::path&, const std::function<void(JsonObjectStream&)>&);
   void key(const std::string& key);
+  void element_text(const std::string& text);
   void finish();
   void flush_if_full();
 

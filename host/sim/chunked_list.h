@@ -20,7 +20,7 @@ class ChunkedList {
   const T& operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
 
   T& push_back(T value) {
-    if (size_ % kBlock == 0 && size_ / kBlock == blocks_.size()) blocks_.push_back(std::make_unique<T[]>(kBlock));
+    if (size_ / kBlock == blocks_.size()) blocks_.push_back(std::make_unique<T[]>(kBlock));  // the last block is full
     T& slot = (*this)[size_];
     slot = std::move(value);
     ++size_;

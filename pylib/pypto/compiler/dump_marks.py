@@ -63,11 +63,11 @@ class DumpMarksMixin:
 
     def task_dumps(self, explicit=()):
         """The slots a task started here dumps: its own dumps= list, then every tag whose
-        value the slot still holds, written in this scope or one it was spliced from."""
-        visible = set(id(s) for s in self.scope_chain)
+        value the slot still holds (the tags in force are this scope's and those of the
+        scopes it was spliced from: drop_scope_tags ends a helper's with it)."""
         out = list(explicit)
         for t in self.dump_tags:
-            if t.slot not in out and id(t.scope) in visible and self.env.get(t.slot) is t.ty:
+            if t.slot not in out and self.env.get(t.slot) is t.ty:
                 out.append(t.slot)
         return out
 

@@ -118,7 +118,6 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         self.task_sites = 0        # task ids handed out (task_deps.new_task_id)
         self.manual_scopes = 0     # depth of pl.manual_scope() / pl.scope(mode=MANUAL)
         self.aiv_regions = []      # enclosing pl.split_aiv regions (aiv_split.AivRegion)
-        self.scope_chain = [self.scope]  # the entry's scope, then each spliced callee's
         self.function_kind = kind  # of the function whose body is being translated
         self.dump_tags = []        # pl.dump_tag marks in force (dump_marks.DumpTag)
 
@@ -133,10 +132,9 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         body (`aiv`: its AivRegion). All of this state is as before once the region is
         left, also when it failed."""
         saved = (self.scope, self.yields, self.incore, self.spmd, self.active,
-                 self.manual_scopes, self.aiv_regions, self.scope_chain, self.function_kind)
+                 self.manual_scopes, self.aiv_regions, self.function_kind)
         if scope is not None:
             self.scope = scope
-            self.scope_chain = self.scope_chain + [scope]
             yields = yields or ("function",)
         if kind is not None:
             self.function_kind = kind
@@ -154,7 +152,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             yield
         finally:
             (self.scope, self.yields, self.incore, self.spmd, self.active,
-             self.manual_scopes, self.aiv_regions, self.scope_chain, self.function_kind) = saved
+             self.manual_scopes, self.aiv_regions, self.function_kind) = saved
 
     @staticmethod
     def scalar_const(param):
