@@ -18,7 +18,7 @@ from kernel_scripts import write_kernel_script
 TWO_RUNS = """
 def wrong_golden(values):
     golden(values)
-    values["y"][40, 5] += 1.0
+    values["y"][40, 5] += 1.5  # float32 rounding keeps |diff| within 1e0's decade whatever the input
 
 
 first = run(fn=add_kernel, specs=specs(), golden_fn=wrong_golden,
@@ -69,7 +69,7 @@ def test_report_of_a_failing_and_a_passing_run(tmp_path, host):
             "<td>shape=(64, 32) dtype=torch.float32</td></tr>") in text
     assert "|actual &minus; expected| over y[:, :] (64 &times; 32)" in text
     assert re.search(r"<tr><td>y\[40, 5\]</td><td class=\"num\">[-0-9.e]+</td><td class=\"num\">[-0-9.e]+</td>"
-                     r"<td class=\"num\">1</td></tr>", text)
+                     r"<td class=\"num\">1.5</td></tr>", text)
     assert "12 timed dispatches" in text and "4 tasks by device and worker" in text
 
     runs = embedded(page)["runs"]
@@ -78,7 +78,7 @@ def test_report_of_a_failing_and_a_passing_run(tmp_path, host):
     assert picture["worst_cell"] == [40, 5] and picture["unwritten"] == []
     assert [k for k, v in enumerate(picture["max_diff"]) if v != 0] == [40 * 32 + 5]
     assert picture["exact"] == 64 * 32 - 1 and picture["nonfinite"] == 0
-    assert picture["decades"][12] == 1 and sum(picture["decades"]) == 1  # |diff| = 1: the decade 1e0
+    assert picture["decades"][12] == 1 and sum(picture["decades"]) == 1  # |diff| ~ 1.5: the decade 1e0
     assert "picture" not in runs[1]["outputs"][0] and len(runs[1]["bench_us"]) == 12
 
     body = re.search(r"<body[^>]*>", rendered_body(page)).group(0)
