@@ -56,8 +56,6 @@ TaskRecorder::Lane& TaskRecorder::lane() {
   return *lanes_.back();
 }
 
-uint32_t TaskRecorder::next_window() { return static_cast<uint32_t>(lane().windows.size()); }
-
 void TaskRecorder::record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
                           uint32_t first_window) {
   const int64_t end_ns = now_ns();
@@ -68,16 +66,14 @@ void TaskRecorder::record(const std::string& name, int line, int device, Start s
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
-  l.tasks.push_back({{&name, line, device, l.id, start.ns, end_ns, start.bytes, end_bytes, depth, current_launch.rank,
-                      current_launch.index, current_launch.program, {}},
-                     first_window,
-                     static_cast<uint32_t>(l.windows.size())});
+  l.tasks.push_back({&name, current_launch.program, start.ns, end_ns, start.bytes, end_bytes, line, device, depth,
+                     current_launch.rank, current_launch.index, first_window, static_cast<uint32_t>(l.windows.size())});
 }
 
-void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write,
-                               int depth, const at::Tensor& whole, const std::string& name, int slot, bool marked) {
-  Lane& l = lane();
-  const void* data = base.storage().data();
+void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents,
+                               bool write, int depth, const at::Tensor& whole, const std::string& name, int slot,
+                               bool marked) {
+  const void* data = storage_start(base);
   uint32_t tensor = l.last_tensor;
   if (tensor >= l.tensors.size() || l.tensors[tensor].data != data) {
     tensor = 0;
@@ -96,20 +92,30 @@ void TaskRecorder::note_window(const at::Tensor& base, at::IntArrayRef offset, a
   const auto sizes = base.sizes();
   int64_t start = base.storage_offset();
   const size_t rank = sizes.size();
-  const size_t dims = l.dims.append_contiguous(2 * rank);
-  int64_t* shape = rank ? &l.dims[dims] : nullptr;  // a 0-d window has no dims
-  for (size_t k = 0; k < rank; ++k) {
-    if (k < offset.size()) start += offset[k] * strides[k];
-    shape[k] = k < extents.size() ? extents[k] : sizes[k];
-    shape[rank + k] = strides[k];
+  for (size_t k = 0; k < rank && k < offset.size(); ++k) start += offset[k] * strides[k];
+  // Tasks of a loop touch windows of one shape: most windows share the previous one's dims.
+  bool same = rank > 0 && rank == l.last_rank;
+  for (size_t k = 0; same && k < rank; ++k)
+    same = l.dims[l.last_dims + k] == (k < extents.size() ? extents[k] : sizes[k]) &&
+           l.dims[l.last_dims + rank + k] == strides[k];
+  if (!same && rank > 0) {
+    l.last_dims = static_cast<uint32_t>(l.dims.append_contiguous(2 * rank));
+    l.last_rank = static_cast<uint32_t>(rank);
+    int64_t* dims = &l.dims[l.last_dims];
+    for (size_t k = 0; k < rank; ++k) {
+      dims[k] = k < extents.size() ? extents[k] : sizes[k];
+      dims[rank + k] = strides[k];
+    }
   }
-  int64_t payload = -1;
+  int32_t payload = -1;
   if (payloads_ == Payloads::All || (payloads_ == Payloads::Marked && marked)) {
+    const int64_t* shape = rank ? &l.dims[l.last_dims] : nullptr;
     at::Tensor view = strided_view(base, at::IntArrayRef(shape, rank), strides, start);
-    payload = static_cast<int64_t>(l.payloads.size());
+    payload = static_cast<int32_t>(l.payloads.size());
     l.payloads.push_back(write ? view : view.clone());
   }
-  l.windows.push_back({tensor, depth, write, static_cast<uint32_t>(rank), start, dims, payload});
+  l.windows.push_back({tensor, rank ? l.last_dims : 0, start, payload, static_cast<int16_t>(depth),
+                       static_cast<uint8_t>(rank), write});
 }
 
 std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTensor>* tensors) const {
@@ -148,10 +154,11 @@ std::vector<TaskRecord> TaskRecorder::tasks() const {
     const Lane& l = *lanes_[li];
     for (size_t k = 0; k < l.tasks.size(); ++k) {
       const LaneTask& t = l.tasks[k];
-      all.push_back(t.record);
+      all.push_back({t.name, t.line, t.device, l.id, t.start_ns, t.end_ns, t.start_bytes, t.end_bytes, t.depth, t.rank,
+                     t.launch, t.program, {}});
       for (uint32_t w = t.first_window; w < t.end_window; ++w) {
         const Window& win = l.windows[w];
-        if (win.depth != t.record.depth) continue;  // a nested task's own
+        if (win.depth != t.depth) continue;  // a nested task's own
         const int64_t* d = win.rank ? &l.dims[win.dims] : nullptr;
         all.back().windows.push_back({ids[li][win.tensor], win.write, win.start_offset,
                                       std::vector<int64_t>(d, d + win.rank),

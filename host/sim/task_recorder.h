@@ -18,6 +18,14 @@
 
 namespace pypto_golden::sim {
 
+// Where `t`'s storage starts, nullptr when it has none. Read without storage()'s virtual
+// call: the recorder asks it several times for every window a task touches.
+inline const void* storage_start(const at::Tensor& t) {
+  if (!t.defined()) return nullptr;
+  const c10::Storage& s = t.unsafeGetTensorImpl()->unsafe_storage();
+  return s ? s.data() : nullptr;
+}
+
 // A tensor from outside the tasks (a parameter, or a tensor of the orchestration) that a
 // task read or wrote; named after the variable that held it.
 struct RecordedTensor {
@@ -82,8 +90,6 @@ class TaskRecorder {
   int64_t now_ns() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
   }
-  // Where this thread's next window goes: pass it to record() as the task's first.
-  uint32_t next_window();
   // When a task starts: the time and the device's memory in use.
   struct Start {
     int64_t ns = 0;
@@ -94,14 +100,6 @@ class TaskRecorder {
   // after a thread's first task.
   void record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
               uint32_t first_window = 0);
-  // The window [offset, offset + extents) of `base` (over its leading axes) read or written
-  // by the task open at `depth` on this thread. `whole` is the outside variable `base`
-  // belongs to, called `name`; its storage is kept until the recorder goes, so that no other
-  // tensor takes its address. `slot` orders the tensors in the report. `marked`: the task
-  // dumps this tensor (Payloads::Marked keeps the data of these only).
-  void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write, int depth,
-                   const at::Tensor& whole, const std::string& name, int slot, bool marked = false);
-
   // Every task, by start time, with its windows; call once the dispatch has ended (no
   // thread still recording).
   std::vector<TaskRecord> tasks() const;
@@ -109,14 +107,26 @@ class TaskRecorder {
   std::vector<RecordedTensor> tensors() const;
 
  private:
+  friend class TaskWindowScope;  // holds its thread's lane for the task's windows
+  struct Lane;
+
+  // A lane's records are compact (24 and 80 bytes): a recorder of a million tasks writes
+  // hundreds of MB, and every fresh page it faults in costs the dispatch.
   struct Window {
     uint32_t tensor;  // index into the lane's tensors
-    int32_t depth;
-    bool write;
-    uint32_t rank;
+    uint32_t dims;    // shape then strides, in the lane's dims (shared with the previous window when equal)
     int64_t start_offset;
-    size_t dims;      // shape then strides, in the lane's dims
-    int64_t payload;  // index into the lane's payloads, or -1
+    int32_t payload;  // index into the lane's payloads, or -1
+    int16_t depth;
+    uint8_t rank;
+    bool write;
+  };
+  struct LaneTask {
+    const std::string* name;
+    const std::string* program;
+    int64_t start_ns, end_ns, start_bytes, end_bytes;
+    int32_t line, device, depth, rank, launch;
+    uint32_t first_window, end_window;
   };
   struct LaneTensor {
     const void* data;
@@ -124,16 +134,21 @@ class TaskRecorder {
     int slot;
     RecordedTensor info;
   };
-  struct LaneTask {
-    TaskRecord record;
-    uint32_t first_window;
-    uint32_t end_window;
-  };
+  // The window [offset, offset + extents) of `base` (over its leading axes) read or written
+  // by the task open at `depth` on the thread of `lane`. `whole` is the outside variable `base`
+  // belongs to, called `name`; its storage is kept until the recorder goes, so that no other
+  // tensor takes its address. `slot` orders the tensors in the report. `marked`: the task
+  // dumps this tensor (Payloads::Marked keeps the data of these only).
+  void note_window(Lane& lane, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write, int depth,
+                   const at::Tensor& whole, const std::string& name, int slot, bool marked);
+
   struct Lane {
     int id = 0;
     ChunkedList<LaneTask, 1024> tasks;
     ChunkedList<Window> windows;
     ChunkedList<int64_t> dims;  // a window's shape then strides, side by side
+    uint32_t last_dims = 0;     // the last window's, and its rank (0: none yet)
+    uint32_t last_rank = 0;
     std::vector<LaneTensor> tensors;
     uint32_t last_tensor = 0;  // where the last window's tensor was found: most windows repeat it
     std::vector<at::Tensor> payloads;  // a read's copy; a write's view until its task ends, then its copy

@@ -16,8 +16,7 @@ thread_local std::vector<std::pair<const void*, int>> outside_list;
 thread_local std::vector<const void*> marked_list;
 
 const void* storage_of(const Value& v) {
-  if (v.kind != Value::Kind::Tensor || !v.tensor.defined() || !v.tensor.has_storage()) return nullptr;
-  return v.tensor.storage().data();
+  return v.kind == Value::Kind::Tensor ? storage_start(v.tensor) : nullptr;
 }
 
 }  // namespace
@@ -25,35 +24,40 @@ const void* storage_of(const Value& v) {
 TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps)
     : recorder_(recorder), frame_(frame), depth_(depth), active_(recorder.windows()), outer_(open_scope) {
   if (!active_) return;
-  first_ = recorder.next_window();
+  lane_ = &recorder.lane();
+  first_ = static_cast<uint32_t>(lane_->windows.size());
   open_scope = this;
+  outside_ = &outside_list;
+  marked_ = &marked_list;
+  auto& outside = *outside_;
+  auto& marks = *marked_;
   // The variables in force when the task starts; a tile the task makes later is its own.
-  outside_begin_ = outside_list.size();
+  outside_begin_ = outside.size();
   for (size_t k = 0; k < frame.slots.size(); ++k)
-    if (const void* data = storage_of(frame.slots[k])) outside_list.push_back({data, static_cast<int>(k)});
-  outside_end_ = outside_list.size();
-  marked_begin_ = marked_list.size();
+    if (const void* data = storage_of(frame.slots[k])) outside.push_back({data, static_cast<int>(k)});
+  outside_end_ = outside.size();
+  marked_begin_ = marks.size();
   if (recorder.payloads() == TaskRecorder::Payloads::Marked) {
     if (outer_)
-      for (size_t k = outer_->marked_begin_; k < outer_->marked_end_; ++k) marked_list.push_back(marked_list[k]);
+      for (size_t k = outer_->marked_begin_; k < outer_->marked_end_; ++k) marks.push_back(marks[k]);
     for (const int slot : dumps)
-      if (const void* data = storage_of(frame.slots[static_cast<size_t>(slot)])) marked_list.push_back(data);
+      if (const void* data = storage_of(frame.slots[static_cast<size_t>(slot)])) marks.push_back(data);
   }
-  marked_end_ = marked_list.size();
+  marked_end_ = marks.size();
 }
 
 TaskWindowScope::~TaskWindowScope() {
   if (!active_) return;
   open_scope = outer_;
-  outside_list.resize(outside_begin_);
-  marked_list.resize(marked_begin_);
+  outside_->resize(outside_begin_);
+  marked_->resize(marked_begin_);
 }
 
 void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {
-  if (!base.defined() || !base.has_storage() || !base.storage().data()) return;
-  const auto begin = outside_list.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
-  const auto end = outside_list.begin() + static_cast<std::ptrdiff_t>(outside_end_);
-  const void* data = base.storage().data();
+  const void* data = storage_start(base);
+  if (!data) return;
+  const auto begin = outside_->begin() + static_cast<std::ptrdiff_t>(outside_begin_);
+  const auto end = outside_->begin() + static_cast<std::ptrdiff_t>(outside_end_);
   auto it = end;
   if (end - begin <= kLinearSearch) {
     // Few outside tensors: a scan beats sorting them. Entries are in slot order, so the
@@ -72,12 +76,11 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
   const int slot = it->second;
   // The slot may hold another value by now; the tensor it held named this storage.
   const Value& held = frame_.slots[static_cast<size_t>(slot)];
-  const bool same = held.kind == Value::Kind::Tensor && held.tensor.defined() && held.tensor.has_storage() &&
-                    held.tensor.storage().data() == data;
-  const auto marks_begin = marked_list.begin() + static_cast<std::ptrdiff_t>(marked_begin_);
-  const auto marks_end = marked_list.begin() + static_cast<std::ptrdiff_t>(marked_end_);
+  const bool same = held.kind == Value::Kind::Tensor && storage_start(held.tensor) == data;
+  const auto marks_begin = marked_->begin() + static_cast<std::ptrdiff_t>(marked_begin_);
+  const auto marks_end = marked_->begin() + static_cast<std::ptrdiff_t>(marked_end_);
   const bool marked = std::find(marks_begin, marks_end, data) != marks_end;
-  recorder_.note_window(base, offset, extents, write, depth_, same ? held.tensor : base,
+  recorder_.note_window(*lane_, base, offset, extents, write, depth_, same ? held.tensor : base,
                         frame_.function->slot_names[static_cast<size_t>(slot)], slot, marked);
 }
 

@@ -6,6 +6,8 @@
 // makes for itself are not recorded.
 #pragma once
 
+#include "sim/task_recorder.h"
+
 #include <ATen/core/Tensor.h>
 
 #include <utility>
@@ -14,7 +16,6 @@
 namespace pypto_golden::sim {
 
 struct Frame;
-class TaskRecorder;
 
 class TaskWindowScope {
  public:
@@ -33,12 +34,15 @@ class TaskWindowScope {
   void note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write);
 
   TaskRecorder& recorder_;
+  TaskRecorder::Lane* lane_ = nullptr;  // this thread's: looked up once per task, not per window
   const Frame& frame_;
   int depth_;
   uint32_t first_ = 0;
   bool active_;
   TaskWindowScope* outer_;
   bool outside_sorted_ = false;
+  std::vector<std::pair<const void*, int>>* outside_ = nullptr;  // the thread's lists below
+  std::vector<const void*>* marked_ = nullptr;
   // This scope's part of the thread's list of outside tensors (storage -> frame slot holding
   // it at the start): one list per thread, reused task after task, so that recording a task
   // allocates nothing; a nested scope appends after its parent's part and cuts it off again.

@@ -12,8 +12,8 @@ to the run without DFX.
 
 One process runs golden.run on a kernel of many small tasks (one pl.at region each) with
 no DFX key, enable_chip_swimlane=4 and enable_dep_gen (each task's windows recorded),
-interleaved (each round in a rotated order), and compares the medians of the
-runtime stage (read from its "[RUN] runtime done (X.XXs)" line, so the kernel is sized to
+interleaved (each round in a rotated order), and compares the medians and the fastest
+rounds of the runtime stage (read from its "[RUN] runtime done (X.XXs)" line, so the kernel is sized to
 take about half a second).
 """
 
@@ -131,11 +131,15 @@ def main():
             for name in names[r % len(names):] + names[:r % len(names)]:
                 times[name].append(runtime(configs[name]))
     medians = {name: statistics.median(t) for name, t in times.items()}
-    print("dispatch of %d one-region tasks on %dx%d tiles, medians: %s" % (
-        args.tasks, args.side, args.side, ", ".join("%s %.3f s" % (name, m) for name, m in medians.items())))
+    fastest = {name: min(t) for name, t in times.items()}
+    print("dispatch of %d one-region tasks on %dx%d tiles, medians: %s; fastest: %s" % (
+        args.tasks, args.side, args.side, ", ".join("%s %.3f s" % (name, m) for name, m in medians.items()),
+        ", ".join("%s %.3f s" % (name, m) for name, m in fastest.items())))
+    # The fastest round is the one the machine disturbed least: its ratio is the steadier one
+    # on a shared machine (noise only ever adds time).
     for name in ("swimlane 4", "dep_gen"):
-        print("recording cost, %s: on / off = %.3f (target <= 1.05)" % (name, medians[name] / medians["off"]))
-
+        print("recording cost, %s: on / off = %.3f by medians, %.3f by fastest rounds (target <= 1.05)" % (
+            name, medians[name] / medians["off"], fastest[name] / fastest["off"]))
 
 if __name__ == "__main__":
     main()

@@ -185,6 +185,9 @@ def test_dep_gen_writes_the_task_graph(tmp_path, host):
          "start_offset": 512, "strides": [32, 1]},
         {"idx": 1, "type": "OUTPUT", "tensor_id": 1, "tensor": "y", "dtype": "FP32", "shape": [16, 32],
          "start_offset": 512, "strides": [32, 1]}]
+    # Windows of one shape share their recorded dims; a new shape gets its own.
+    assert [[(a["shape"], a["strides"]) for a in tasks[k]["args"]] for k in (0, 2, 6)] == [
+        [([32, 32], [32, 1])] * 2, [([16, 32], [32, 1])] * 2, [([8, 32], [32, 1])] * 2]
     # Each shift reads the half of mid one scale wrote; "again" reads and writes y's first
     # rows, which shift 2 wrote (write after write); x is only read: no edge.
     assert [(e["pred"], e["succ"], e["tensor"], e["overlap"]) for e in deps["edges"]] == [
