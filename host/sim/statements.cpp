@@ -44,7 +44,7 @@ void AtStmt::exec(Frame& frame) const {
     return;
   }
   thread_local int depth = 0;  // regions nested in one on this thread
-  const TaskRecorder::Start start{recorder->now_ns(), frame.device->live_bytes()};
+  const TaskRecorder::Start start{recorder->now(), frame.device->live_bytes()};
   struct Nest {
     Nest() { ++depth; }
     ~Nest() { --depth; }

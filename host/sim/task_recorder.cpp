@@ -42,7 +42,7 @@ ChipLaunchScope::ChipLaunchScope(int rank, int launch, const std::string& progra
 ChipLaunchScope::~ChipLaunchScope() { current_launch = {rank_, launch_, program_}; }
 
 TaskRecorder::TaskRecorder(bool windows, Payloads payloads)
-    : origin_(std::chrono::steady_clock::now()), serial_(next_serial++),
+    : serial_(next_serial++),
       windows_(windows || payloads != Payloads::None), payloads_(payloads) {}
 
 TaskRecorder::~TaskRecorder() = default;
@@ -58,7 +58,7 @@ TaskRecorder::Lane& TaskRecorder::lane() {
 
 void TaskRecorder::record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
                           uint32_t first_window) {
-  const int64_t end_ns = now_ns();
+  const int64_t end = now();
   Lane& l = lane();
   if (payloads_ != Payloads::None)  // what the task wrote, now that it has ended
     for (size_t w = first_window; w < l.windows.size(); ++w)
@@ -66,7 +66,7 @@ void TaskRecorder::record(const std::string& name, int line, int device, Start s
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
-  l.tasks.push_back({&name, current_launch.program, start.ns, end_ns, start.bytes, end_bytes, line, device, depth,
+  l.tasks.push_back({&name, current_launch.program, start.ticks, end, start.bytes, end_bytes, line, device, depth,
                      current_launch.rank, current_launch.index, first_window, static_cast<uint32_t>(l.windows.size())});
 }
 
@@ -149,12 +149,14 @@ std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTenso
 
 std::vector<TaskRecord> TaskRecorder::tasks() const {
   const std::vector<std::vector<int>> ids = tensor_ids(nullptr);
+  const double ns_per_tick = clock_.ns_per_tick();
+  const auto ns = [ns_per_tick](int64_t ticks) { return static_cast<int64_t>(static_cast<double>(ticks) * ns_per_tick); };
   std::vector<TaskRecord> all;
   for (size_t li = 0; li < lanes_.size(); ++li) {
     const Lane& l = *lanes_[li];
     for (size_t k = 0; k < l.tasks.size(); ++k) {
       const LaneTask& t = l.tasks[k];
-      all.push_back({t.name, t.line, t.device, l.id, t.start_ns, t.end_ns, t.start_bytes, t.end_bytes, t.depth, t.rank,
+      all.push_back({t.name, t.line, t.device, l.id, ns(t.start_ticks), ns(t.end_ticks), t.start_bytes, t.end_bytes, t.depth, t.rank,
                      t.launch, t.program, {}});
       for (uint32_t w = t.first_window; w < t.end_window; ++w) {
         const Window& win = l.windows[w];

@@ -5,11 +5,11 @@
 #pragma once
 
 #include "sim/chunked_list.h"
+#include "sim/task_clock.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Storage.h>
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -87,12 +87,11 @@ class TaskRecorder {
 
   bool windows() const { return windows_; }
   Payloads payloads() const { return payloads_; }
-  int64_t now_ns() const {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - origin_).count();
-  }
+  // The recorder's clock, in TaskClock ticks (tasks() reports nanoseconds).
+  int64_t now() const { return clock_.now(); }
   // When a task starts: the time and the device's memory in use.
   struct Start {
-    int64_t ns = 0;
+    int64_t ticks = 0;
     int64_t bytes = 0;
   };
   // A region called `name` at `line` that ran on this thread from `start` to now, when its
@@ -124,7 +123,7 @@ class TaskRecorder {
   struct LaneTask {
     const std::string* name;
     const std::string* program;
-    int64_t start_ns, end_ns, start_bytes, end_bytes;
+    int64_t start_ticks, end_ticks, start_bytes, end_bytes;
     int32_t line, device, depth, rank, launch;
     uint32_t first_window, end_window;
   };
@@ -157,7 +156,7 @@ class TaskRecorder {
   // The recorder-wide index of each tensor, per lane and lane tensor.
   std::vector<std::vector<int>> tensor_ids(std::vector<RecordedTensor>* tensors) const;
 
-  std::chrono::steady_clock::time_point origin_;
+  TaskClock clock_;
   uint64_t serial_;  // tells this recorder from an earlier one at the same address
   bool windows_;
   Payloads payloads_;
