@@ -20,7 +20,7 @@ class ChunkedList {
   const T& operator[](size_t i) const { return blocks_[i / kBlock][i % kBlock]; }
 
   T& push_back(T value) {
-    if (size_ / kBlock == blocks_.size()) blocks_.push_back(std::make_unique<T[]>(kBlock));  // the last block is full
+    if (size_ / kBlock == blocks_.size()) add_block();  // the last block is full
     T& slot = (*this)[size_];
     slot = std::move(value);
     ++size_;
@@ -32,13 +32,17 @@ class ChunkedList {
   size_t append_contiguous(size_t n) {
     if (n > kBlock) throw std::length_error("ChunkedList: a run longer than its block");
     if (size_ % kBlock + n > kBlock) size_ = (size_ / kBlock + 1) * kBlock;
-    while (blocks_.size() * kBlock < size_ + n) blocks_.push_back(std::make_unique<T[]>(kBlock));
+    while (blocks_.size() * kBlock < size_ + n) add_block();
     const size_t first = size_;
     size_ += n;
     return first;
   }
 
  private:
+  // Default-initialised, not zeroed: every element is written before it is read, and a
+  // recorder's blocks add up to hundreds of MB.
+  void add_block() { blocks_.push_back(std::unique_ptr<T[]>(new T[kBlock])); }
+
   std::vector<std::unique_ptr<T[]>> blocks_;
   size_t size_ = 0;
 };

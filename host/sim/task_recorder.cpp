@@ -71,7 +71,7 @@ void TaskRecorder::record(const std::string& name, int line, int device, Start s
 }
 
 void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents,
-                               bool write, int depth, const at::Tensor& whole, const std::string& name, int slot,
+                               bool write, int depth, const at::Tensor& held, const std::string& name, int slot,
                                bool marked) {
   const void* data = storage_start(base);
   uint32_t tensor = l.last_tensor;
@@ -80,7 +80,9 @@ void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef 
     while (tensor < l.tensors.size() && l.tensors[tensor].data != data) ++tensor;
   }
   l.last_tensor = tensor;
-  if (tensor == l.tensors.size()) {
+  if (tensor == l.tensors.size()) {  // the lane's first window of this tensor
+    // The slot may hold another value by now; the tensor it held named this storage.
+    const at::Tensor& whole = storage_start(held) == data ? held : base;
     RecordedTensor info{name, whole.scalar_type(), {}, static_cast<int64_t>(base.storage().nbytes() / base.element_size())};
     if (is_whole(whole))
       info.shape = whole.sizes().vec();

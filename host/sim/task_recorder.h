@@ -134,12 +134,13 @@ class TaskRecorder {
     RecordedTensor info;
   };
   // The window [offset, offset + extents) of `base` (over its leading axes) read or written
-  // by the task open at `depth` on the thread of `lane`. `whole` is the outside variable `base`
-  // belongs to, called `name`; its storage is kept until the recorder goes, so that no other
-  // tensor takes its address. `slot` orders the tensors in the report. `marked`: the task
-  // dumps this tensor (Payloads::Marked keeps the data of these only).
-  void note_window(Lane& lane, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write, int depth,
-                   const at::Tensor& whole, const std::string& name, int slot, bool marked);
+  // by the task open at `depth` on the thread of `lane`. `base` belongs to the outside
+  // variable `name` (frame slot `slot`, which orders the tensors in the report), which now
+  // holds `held`: the variable's tensor when it still views `base`'s storage. Its storage is
+  // kept until the recorder goes, so that no other tensor takes its address. `marked`: the
+  // task dumps this tensor (Payloads::Marked keeps the data of these only).
+  void note_window(Lane& lane, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write,
+                   int depth, const at::Tensor& held, const std::string& name, int slot, bool marked);
 
   struct Lane {
     int id = 0;

@@ -74,13 +74,12 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
   }
   if (it == end || it->first != data) return;  // a tile of the task's own
   const int slot = it->second;
-  // The slot may hold another value by now; the tensor it held named this storage.
   const Value& held = frame_.slots[static_cast<size_t>(slot)];
-  const bool same = held.kind == Value::Kind::Tensor && storage_start(held.tensor) == data;
   const auto marks_begin = marked_->begin() + static_cast<std::ptrdiff_t>(marked_begin_);
   const auto marks_end = marked_->begin() + static_cast<std::ptrdiff_t>(marked_end_);
-  const bool marked = std::find(marks_begin, marks_end, data) != marks_end;
-  recorder_.note_window(*lane_, base, offset, extents, write, depth_, same ? held.tensor : base,
+  const bool marked = marks_begin != marks_end && std::find(marks_begin, marks_end, data) != marks_end;
+  recorder_.note_window(*lane_, base, offset, extents, write, depth_,
+                        held.kind == Value::Kind::Tensor ? held.tensor : base,
                         frame_.function->slot_names[static_cast<size_t>(slot)], slot, marked);
 }
 
