@@ -95,17 +95,17 @@ void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef 
   int64_t start = base.storage_offset();
   const size_t rank = sizes.size();
   for (size_t k = 0; k < rank && k < offset.size(); ++k) start += offset[k] * strides[k];
+  const auto extent = [&](size_t k) { return k < extents.size() ? extents[k] : sizes[k]; };
   // Tasks of a loop touch windows of one shape: most windows share the previous one's dims.
   bool same = rank > 0 && rank == l.last_rank;
   for (size_t k = 0; same && k < rank; ++k)
-    same = l.dims[l.last_dims + k] == (k < extents.size() ? extents[k] : sizes[k]) &&
-           l.dims[l.last_dims + rank + k] == strides[k];
+    same = l.dims[l.last_dims + k] == extent(k) && l.dims[l.last_dims + rank + k] == strides[k];
   if (!same && rank > 0) {
     l.last_dims = static_cast<uint32_t>(l.dims.append_contiguous(2 * rank));
     l.last_rank = static_cast<uint32_t>(rank);
     int64_t* dims = &l.dims[l.last_dims];
     for (size_t k = 0; k < rank; ++k) {
-      dims[k] = k < extents.size() ? extents[k] : sizes[k];
+      dims[k] = extent(k);
       dims[rank + k] = strides[k];
     }
   }

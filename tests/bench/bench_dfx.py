@@ -141,5 +141,6 @@ def main():
         print("recording cost, %s: on / off = %.3f by medians, %.3f by fastest rounds (target <= 1.05)" % (
             name, medians[name] / medians["off"], fastest[name] / fastest["off"]))
 
+
 if __name__ == "__main__":
     main()
