@@ -70,16 +70,11 @@ void TaskRecorder::record(const std::string& name, int line, int device, Start s
                      current_launch.rank, current_launch.index, first_window, static_cast<uint32_t>(l.windows.size())});
 }
 
-void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents,
-                               bool write, int depth, const at::Tensor& held, const std::string& name, int slot,
-                               bool marked) {
+uint32_t TaskRecorder::lane_tensor(Lane& l, const at::Tensor& base, const at::Tensor& held, const std::string& name,
+                                   int slot) {
   const void* data = storage_start(base);
-  uint32_t tensor = l.last_tensor;
-  if (tensor >= l.tensors.size() || l.tensors[tensor].data != data) {
-    tensor = 0;
-    while (tensor < l.tensors.size() && l.tensors[tensor].data != data) ++tensor;
-  }
-  l.last_tensor = tensor;
+  uint32_t tensor = 0;
+  while (tensor < l.tensors.size() && l.tensors[tensor].data != data) ++tensor;
   if (tensor == l.tensors.size()) {  // the lane's first window of this tensor
     // The slot may hold another value by now; the tensor it held named this storage.
     const at::Tensor& whole = storage_start(held) == data ? held : base;
@@ -90,6 +85,11 @@ void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef 
       info.shape = {info.numel};
     l.tensors.push_back({data, base.storage(), slot, std::move(info)});
   }
+  return tensor;
+}
+
+void TaskRecorder::note_window(Lane& l, uint32_t tensor, const at::Tensor& base, at::IntArrayRef offset,
+                               at::IntArrayRef extents, bool write, int depth, bool marked) {
   const auto strides = base.strides();
   const auto sizes = base.sizes();
   int64_t start = base.storage_offset();
@@ -99,11 +99,12 @@ void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef 
   // Tasks of a loop touch windows of one shape: most windows share the previous one's dims.
   bool same = rank > 0 && rank == l.last_rank;
   for (size_t k = 0; same && k < rank; ++k)
-    same = l.dims[l.last_dims + k] == extent(k) && l.dims[l.last_dims + rank + k] == strides[k];
+    same = l.last_dims_at[k] == extent(k) && l.last_dims_at[rank + k] == strides[k];
   if (!same && rank > 0) {
     l.last_dims = static_cast<uint32_t>(l.dims.append_contiguous(2 * rank));
     l.last_rank = static_cast<uint32_t>(rank);
     int64_t* dims = &l.dims[l.last_dims];
+    l.last_dims_at = dims;
     for (size_t k = 0; k < rank; ++k) {
       dims[k] = extent(k);
       dims[rank + k] = strides[k];
@@ -111,8 +112,7 @@ void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef 
   }
   int32_t payload = -1;
   if (payloads_ == Payloads::All || (payloads_ == Payloads::Marked && marked)) {
-    const int64_t* shape = rank ? &l.dims[l.last_dims] : nullptr;
-    at::Tensor view = strided_view(base, at::IntArrayRef(shape, rank), strides, start);
+    at::Tensor view = strided_view(base, at::IntArrayRef(rank ? l.last_dims_at : nullptr, rank), strides, start);
     payload = static_cast<int32_t>(l.payloads.size());
     l.payloads.push_back(write ? view : view.clone());
   }
@@ -122,24 +122,24 @@ void TaskRecorder::note_window(Lane& l, const at::Tensor& base, at::IntArrayRef 
 
 std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTensor>* tensors) const {
   // One id per storage, numbered by the lowest variable slot that named it (parameters
-  // first), then by name: the same program gives the same numbering every run.
-  std::map<const void*, std::tuple<int, std::string, const RecordedTensor*>> by_data;
-  for (const auto& l : lanes_)
-    for (const auto& t : l->tensors) {
-      auto [it, fresh] = by_data.try_emplace(t.data, t.slot, t.info.name, &t.info);
-      if (!fresh && std::make_tuple(t.slot, t.info.name) < std::make_tuple(std::get<0>(it->second), std::get<1>(it->second)))
-        it->second = {t.slot, t.info.name, &t.info};
+  // first), then by name, then by where a lane first saw it (a loop's variable holds a new
+  // tile each time): the same program gives the same numbering every run.
+  using Key = std::tuple<int, std::string, size_t, size_t>;
+  std::map<const void*, std::pair<Key, const RecordedTensor*>> by_data;
+  for (size_t li = 0; li < lanes_.size(); ++li)
+    for (size_t ti = 0; ti < lanes_[li]->tensors.size(); ++ti) {
+      const LaneTensor& t = lanes_[li]->tensors[ti];
+      Key key{t.slot, t.info.name, li, ti};
+      auto [it, fresh] = by_data.try_emplace(t.data, key, &t.info);
+      if (!fresh && key < it->second.first) it->second = {std::move(key), &t.info};
     }
-  std::vector<std::pair<std::tuple<int, std::string, const RecordedTensor*>, const void*>> order;
-  for (const auto& [data, key] : by_data) order.push_back({key, data});
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return std::make_tuple(std::get<0>(a.first), std::get<1>(a.first)) <
-           std::make_tuple(std::get<0>(b.first), std::get<1>(b.first));
-  });
+  std::vector<std::pair<const Key*, std::pair<const void*, const RecordedTensor*>>> order;
+  for (const auto& [data, entry] : by_data) order.push_back({&entry.first, {data, entry.second}});
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return *a.first < *b.first; });
   std::map<const void*, int> id;
   for (size_t k = 0; k < order.size(); ++k) {
-    id[order[k].second] = static_cast<int>(k);
-    if (tensors) tensors->push_back(*std::get<2>(order[k].first));
+    id[order[k].second.first] = static_cast<int>(k);
+    if (tensors) tensors->push_back(*order[k].second.second);
   }
   std::vector<std::vector<int>> ids;
   for (const auto& l : lanes_) {

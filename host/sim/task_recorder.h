@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pypto_golden::sim {
@@ -133,24 +134,51 @@ class TaskRecorder {
     int slot;
     RecordedTensor info;
   };
-  // The window [offset, offset + extents) of `base` (over its leading axes) read or written
-  // by the task open at `depth` on the thread of `lane`. `base` belongs to the outside
-  // variable `name` (frame slot `slot`, which orders the tensors in the report), which now
-  // holds `held`: the variable's tensor when it still views `base`'s storage. Its storage is
-  // kept until the recorder goes, so that no other tensor takes its address. `marked`: the
-  // task dumps this tensor (Payloads::Marked keeps the data of these only).
-  void note_window(Lane& lane, const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write,
-                   int depth, const at::Tensor& held, const std::string& name, int slot, bool marked);
+  // The lane's index of the outside variable `name` (frame slot `slot`, which orders the
+  // tensors in the report) whose storage `base` views, added on the lane's first window of
+  // it. The variable now holds `held`: its tensor when it still views that storage. The
+  // storage is kept until the recorder goes, so that no other tensor takes its address.
+  uint32_t lane_tensor(Lane& lane, const at::Tensor& base, const at::Tensor& held, const std::string& name, int slot);
+  // The window [offset, offset + extents) of `base` (over its leading axes; missing trailing
+  // axes: whole) of lane tensor `tensor`, read or written by the task open at `depth` on the
+  // thread of `lane`. `marked`: the task dumps this tensor (Payloads::Marked keeps the data
+  // of these only).
+  void note_window(Lane& lane, uint32_t tensor, const at::Tensor& base, at::IntArrayRef offset,
+                   at::IntArrayRef extents, bool write, int depth, bool marked);
+
+  // What a task's TaskWindowScope found a storage to be: a lane tensor (kOwnTile: a tile of
+  // the task's own), dumped or not.
+  static constexpr uint32_t kOwnTile = UINT32_MAX;
+  struct SeenStorage {
+    const void* data = nullptr;
+    uint32_t tensor = kOwnTile;
+    bool marked = false;
+  };
+  // The open TaskWindowScopes' lists, kept in their lane (each thread has its own) and
+  // reused task after task, so that recording a task allocates nothing.
+  struct ScopeLists {
+    // Outside tensors (storage -> frame slot holding it at the start) of the open scopes: a
+    // nested scope appends after its parent's part and cuts it off again.
+    std::vector<std::pair<const void*, int>> outside;
+    // Likewise the storages the open scopes dump, when the recorder keeps marked tensors' data.
+    std::vector<const void*> marked;
+    // The last outermost task's outside list (as built, before any sort) and the storages its
+    // windows saw, which hold for a task that starts with the same list.
+    std::vector<std::pair<const void*, int>> last_outside;
+    bool last_valid = false;
+    SeenStorage last_seen[2];
+  };
 
   struct Lane {
     int id = 0;
+    ScopeLists scopes;
     ChunkedList<LaneTask, 1024> tasks;
     ChunkedList<Window> windows;
     ChunkedList<int64_t> dims;  // a window's shape then strides, side by side
-    uint32_t last_dims = 0;     // the last window's, and its rank (0: none yet)
+    uint32_t last_dims = 0;     // the last window's, where it is, and its rank (0: none yet)
+    const int64_t* last_dims_at = nullptr;
     uint32_t last_rank = 0;
     std::vector<LaneTensor> tensors;
-    uint32_t last_tensor = 0;  // where the last window's tensor was found: most windows repeat it
     std::vector<at::Tensor> payloads;  // a read's copy; a write's view until its task ends, then its copy
   };
   Lane& lane();

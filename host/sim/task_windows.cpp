@@ -12,8 +12,6 @@ namespace {
 constexpr std::ptrdiff_t kLinearSearch = 16;
 
 thread_local TaskWindowScope* open_scope = nullptr;
-thread_local std::vector<std::pair<const void*, int>> outside_list;
-thread_local std::vector<const void*> marked_list;
 
 const void* storage_of(const Value& v) {
   return v.kind == Value::Kind::Tensor ? storage_start(v.tensor) : nullptr;
@@ -27,10 +25,8 @@ TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int
   lane_ = &recorder.lane();
   first_ = static_cast<uint32_t>(lane_->windows.size());
   open_scope = this;
-  outside_ = &outside_list;
-  marked_ = &marked_list;
-  auto& outside = *outside_;
-  auto& marks = *marked_;
+  auto& outside = lane_->scopes.outside;
+  auto& marks = lane_->scopes.marked;
   // The variables in force when the task starts; a tile the task makes later is its own.
   outside_begin_ = outside.size();
   for (size_t k = 0; k < frame.slots.size(); ++k)
@@ -44,20 +40,48 @@ TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int
       if (const void* data = storage_of(frame.slots[static_cast<size_t>(slot)])) marks.push_back(data);
   }
   marked_end_ = marks.size();
+  if (!carries_seen()) return;
+  TaskRecorder::ScopeLists& lists = lane_->scopes;
+  const auto begin = outside.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
+  const auto end = outside.begin() + static_cast<std::ptrdiff_t>(outside_end_);
+  if (lists.last_valid && std::equal(begin, end, lists.last_outside.begin(), lists.last_outside.end())) {
+    seen_[0] = lists.last_seen[0];
+    seen_[1] = lists.last_seen[1];
+  } else {
+    lists.last_valid = false;  // until this task ends
+    lists.last_outside.assign(begin, end);
+  }
 }
 
 TaskWindowScope::~TaskWindowScope() {
   if (!active_) return;
   open_scope = outer_;
-  outside_->resize(outside_begin_);
-  marked_->resize(marked_begin_);
+  TaskRecorder::ScopeLists& lists = lane_->scopes;
+  if (carries_seen()) {
+    lists.last_valid = true;
+    lists.last_seen[0] = seen_[0];
+    lists.last_seen[1] = seen_[1];
+  }
+  lists.outside.resize(outside_begin_);
+  lists.marked.resize(marked_begin_);
 }
 
 void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {
   const void* data = storage_start(base);
   if (!data) return;
-  const auto begin = outside_->begin() + static_cast<std::ptrdiff_t>(outside_begin_);
-  const auto end = outside_->begin() + static_cast<std::ptrdiff_t>(outside_end_);
+  const Seen* seen = seen_[0].data == data ? &seen_[0] : seen_[1].data == data ? &seen_[1] : nullptr;
+  if (!seen) {
+    seen_[next_seen_] = look_up(base, data);
+    seen = &seen_[next_seen_];
+    next_seen_ ^= 1;
+  }
+  if (seen->tensor != TaskRecorder::kOwnTile)
+    recorder_.note_window(*lane_, seen->tensor, base, offset, extents, write, depth_, seen->marked);
+}
+
+TaskWindowScope::Seen TaskWindowScope::look_up(const at::Tensor& base, const void* data) {
+  const auto begin = lane_->scopes.outside.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
+  const auto end = lane_->scopes.outside.begin() + static_cast<std::ptrdiff_t>(outside_end_);
   auto it = end;
   if (end - begin <= kLinearSearch) {
     // Few outside tensors: a scan beats sorting them. Entries are in slot order, so the
@@ -72,15 +96,16 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
     }
     it = std::lower_bound(begin, end, data, [](const auto& entry, const void* d) { return entry.first < d; });
   }
-  if (it == end || it->first != data) return;  // a tile of the task's own
+  if (it == end || it->first != data) return {data, TaskRecorder::kOwnTile, false};
   const int slot = it->second;
   const Value& held = frame_.slots[static_cast<size_t>(slot)];
-  const auto marks_begin = marked_->begin() + static_cast<std::ptrdiff_t>(marked_begin_);
-  const auto marks_end = marked_->begin() + static_cast<std::ptrdiff_t>(marked_end_);
+  const auto marks_begin = lane_->scopes.marked.begin() + static_cast<std::ptrdiff_t>(marked_begin_);
+  const auto marks_end = lane_->scopes.marked.begin() + static_cast<std::ptrdiff_t>(marked_end_);
   const bool marked = marks_begin != marks_end && std::find(marks_begin, marks_end, data) != marks_end;
-  recorder_.note_window(*lane_, base, offset, extents, write, depth_,
-                        held.kind == Value::Kind::Tensor ? held.tensor : base,
-                        frame_.function->slot_names[static_cast<size_t>(slot)], slot, marked);
+  return {data,
+          recorder_.lane_tensor(*lane_, base, held.kind == Value::Kind::Tensor ? held.tensor : base,
+                                frame_.function->slot_names[static_cast<size_t>(slot)], slot),
+          marked};
 }
 
 void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {

@@ -33,6 +33,13 @@ class TaskWindowScope {
   friend void note_window(const at::Tensor&, at::IntArrayRef, at::IntArrayRef, bool);
   void note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write);
 
+  using Seen = TaskRecorder::SeenStorage;
+  Seen look_up(const at::Tensor& base, const void* data);
+  // An outermost task that dumps nothing: the storages it saw hold for the next task of its
+  // lane with the same outside variables (the same lane tensors; a task's own tiles are not
+  // in the list, whatever address they get).
+  bool carries_seen() const { return !outer_ && marked_begin_ == marked_end_; }
+
   TaskRecorder& recorder_;
   TaskRecorder::Lane* lane_ = nullptr;  // this thread's: looked up once per task, not per window
   const Frame& frame_;
@@ -41,13 +48,13 @@ class TaskWindowScope {
   bool active_;
   TaskWindowScope* outer_;
   bool outside_sorted_ = false;
-  std::vector<std::pair<const void*, int>>* outside_ = nullptr;  // the thread's lists below
-  std::vector<const void*>* marked_ = nullptr;
-  // This scope's part of the thread's list of outside tensors (storage -> frame slot holding
-  // it at the start): one list per thread, reused task after task, so that recording a task
-  // allocates nothing; a nested scope appends after its parent's part and cuts it off again.
+  // The storages of the task's last two windows: most windows repeat one of them (a read
+  // and a write, task after task), and skip the lookups. A task that starts with the same
+  // outside variables as the thread's task before starts with that one's.
+  Seen seen_[2];
+  int next_seen_ = 0;
+  // This scope's parts of its lane's lists of outside tensors and of dumped storages.
   size_t outside_begin_ = 0, outside_end_ = 0;
-  // Likewise the storages the task dumps, when the recorder keeps marked tensors' data.
   size_t marked_begin_ = 0, marked_end_ = 0;
 };
 

@@ -396,3 +396,51 @@ def test_an_l3_program_writes_each_chip_launch_in_rank_and_dispatch_folders(tmp_
     trace = json.loads((dfx / "merged_swimlane_ring_allreduce.json").read_text())
     check_trace(trace)
     assert {e["pid"] for e in trace["traceEvents"] if e["ph"] == "X"} == {0, 1, 2, 3}
+
+
+MADE_THEN_READ = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit
+def made_then_read(x: pl.Tensor[[32, 32], pl.FP32], y: pl.Out[pl.Tensor[[32, 32], pl.FP32]]):
+    for r in pl.range(0, 32, 16):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="make"):
+            t = pl.add(x[r : r + 16, :], 1.0)
+            t[0:8, :] = pl.add(t[0:8, :], 0.0)  # windows of the task's own tile: not recorded
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="use"):
+            y[r : r + 16, :] = pl.add(t[:, :], 1.0)
+    return y
+
+
+def golden(values):
+    values["y"][:] = values["x"] + 2.0
+
+
+result = run(fn=made_then_read, specs=[TensorSpec("x", [32, 32], torch.float32, init_value=torch.randn),
+                                       TensorSpec("y", [32, 32], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_a_tile_one_task_made_is_an_outside_tensor_of_the_next(tmp_path, host):
+    """A task's own tile is not recorded; once a variable holds it, a later task's window of
+    it is. (A task starts knowing the storages the task before it saw when it starts with
+    the same variables: not so at the second `use`, whose `t` the second `make` saw as its
+    own.)"""
+    script = tmp_path / "made_then_read.py"
+    script.write_text(MADE_THEN_READ)
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (tmp_path / "build_output").iterdir()
+    deps = json.loads((build / "dfx_outputs" / "deps.json").read_text())
+    assert [(t["name"], t["shape"]) for t in deps["tensors"]] == [
+        ("x", [32, 32]), ("y", [32, 32]), ("t", [16, 32]), ("t", [16, 32])]
+    assert [(t["func_name"], [(a["type"], a["tensor_id"], a["start_offset"]) for a in t["args"]])
+            for t in deps["tasks"]] == [
+        ("make", [("INPUT", 0, 0)]), ("use", [("INPUT", 2, 0), ("OUTPUT", 1, 0)]),
+        ("make", [("INPUT", 0, 512)]), ("use", [("INPUT", 3, 0), ("OUTPUT", 1, 512)])]
