@@ -1,5 +1,6 @@
 #include "sim/param_writes.h"
 
+#include "sim/ir_slots.h"
 #include "sim/ops/op_table.h"
 
 #include <string>
@@ -44,34 +45,14 @@ class Analysis {
   }
 
   void add_reads(const json& node, Params& out) const {
-    if (node.is_object()) {
-      auto e = node.find("e");
-      if (e != node.end() && *e == "var") {
-        auto s = node.find("slot");
-        const int64_t k = s == node.end() ? -1 : slot_index(*s);
-        if (k >= 0) merge(out, aliases_[static_cast<size_t>(k)]);
-        return;
-      }
-      for (const auto& [key, child] : node.items())
-        if (key != "body" && key != "then" && key != "else") add_reads(child, out);
-    } else if (node.is_array()) {
-      for (const auto& child : node) add_reads(child, out);
-    }
-  }
-
-  // A slot number as an index into aliases_, or -1 for anything else (the loader refuses
-  // those): a fuzz finding, a slot of 3.3e20 (a JSON float) converted to int was undefined
-  // behaviour.
-  int64_t slot_index(const json& s) const {
-    if (!s.is_number_integer()) return -1;
-    if (s.is_number_unsigned()) return s.get<uint64_t>() < aliases_.size() ? static_cast<int64_t>(s.get<uint64_t>()) : -1;
-    const int64_t k = s.get<int64_t>();
-    return k >= 0 && static_cast<uint64_t>(k) < aliases_.size() ? k : -1;
+    for_each_read(node, aliases_.size(), [&](int64_t k) {
+      if (k >= 0) merge(out, aliases_[static_cast<size_t>(k)]);
+    });
   }
 
   // The alias set of a slot number; null for one the loader refuses.
   Params* slot(const json& s) {
-    const int64_t k = slot_index(s);
+    const int64_t k = slot_index(s, aliases_.size());
     return k < 0 ? nullptr : &aliases_[static_cast<size_t>(k)];
   }
 

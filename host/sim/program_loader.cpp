@@ -2,6 +2,7 @@
 
 #include "artifact/sidecar_file.h"
 #include "sim/param_writes.h"
+#include "sim/region_outputs.h"
 
 #include <sys/stat.h>
 
@@ -151,7 +152,12 @@ class Loader {
       fn->params.push_back(std::move(info));
     }
     if (static_cast<int>(fn->params.size()) > num_slots_) fail(where_ + "fewer slots than parameters");
+    regions_made_.clear();
     fn->body = block(need(f, "body"));
+    // The analyses walk the function's JSON once the statements have checked it.
+    const auto outputs = region_outputs(f);
+    for (const auto& [json_at, at] : regions_made_)
+      if (auto it = outputs.find(json_at); it != outputs.end()) at->set_outputs(it->second);
     const std::vector<bool> written = params_written(f);
     for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].may_be_written = written[k];
     return fn;
@@ -190,7 +196,9 @@ class Loader {
         if (!s["dumps"].is_array()) fail(where_ + "'dumps' must be a list of slots");
         for (const auto& v : s["dumps"]) dumps.push_back(slot(v));
       }
-      return std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")), std::move(dumps));
+      auto at = std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")), std::move(dumps));
+      regions_made_.push_back({&s, at.get()});
+      return at;
     }
     if (kind == "assign") return std::make_unique<AssignStmt>(line, slot(need(s, "slot")), expr(need(s, "value")));
     if (kind == "unpack") {
@@ -330,6 +338,7 @@ class Loader {
   std::string function_name_;  // of the function being read
   int regions_ = 0;            // its pl.at regions so far
   std::set<std::string> taken_;
+  std::vector<std::pair<const json*, AtStmt*>> regions_made_;  // the function's regions, by their JSON
 };
 
 }  // namespace

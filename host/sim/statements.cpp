@@ -55,6 +55,7 @@ void AtStmt::exec(Frame& frame) const {
     first_window = windows.first_window();
     Nest nest;
     run_block(body_, frame);
+    if (!outputs_.empty()) windows.note_outputs(outputs_);
   } else {
     Nest nest;
     run_block(body_, frame);

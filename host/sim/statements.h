@@ -77,6 +77,9 @@ class AtStmt : public Stmt {
   // `dumps`: the slots whose tensors the task dumps (pl.dump_tag / dumps=).
   AtStmt(int line, std::string name, Block body, std::vector<int> dumps = {})
       : Stmt(line), name_(std::move(name)), body_(std::move(body)), dumps_(std::move(dumps)) {}
+  // The slots the region defines that are read after it ends (sim/region_outputs.h): the
+  // tiles it hands on, which the task graph records as its outputs.
+  void set_outputs(std::vector<int> slots) { outputs_ = std::move(slots); }
 
  protected:
   void exec(Frame& frame) const override;
@@ -85,6 +88,7 @@ class AtStmt : public Stmt {
   std::string name_;
   Block body_;
   std::vector<int> dumps_;
+  std::vector<int> outputs_;
 };
 
 class AssignStmt : public Stmt {

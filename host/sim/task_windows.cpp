@@ -79,7 +79,7 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
     recorder_.note_window(*lane_, seen->tensor, base, offset, extents, write, depth_, seen->marked);
 }
 
-TaskWindowScope::Seen TaskWindowScope::look_up(const at::Tensor& base, const void* data) {
+int TaskWindowScope::outside_slot(const void* data) {
   const auto begin = lane_->scopes.outside.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
   const auto end = lane_->scopes.outside.begin() + static_cast<std::ptrdiff_t>(outside_end_);
   auto it = end;
@@ -96,8 +96,12 @@ TaskWindowScope::Seen TaskWindowScope::look_up(const at::Tensor& base, const voi
     }
     it = std::lower_bound(begin, end, data, [](const auto& entry, const void* d) { return entry.first < d; });
   }
-  if (it == end || it->first != data) return {data, TaskRecorder::kOwnTile, false};
-  const int slot = it->second;
+  return it == end || it->first != data ? -1 : it->second;
+}
+
+TaskWindowScope::Seen TaskWindowScope::look_up(const at::Tensor& base, const void* data) {
+  const int slot = outside_slot(data);
+  if (slot < 0) return {data, TaskRecorder::kOwnTile, false};
   const Value& held = frame_.slots[static_cast<size_t>(slot)];
   const auto marks_begin = lane_->scopes.marked.begin() + static_cast<std::ptrdiff_t>(marked_begin_);
   const auto marks_end = lane_->scopes.marked.begin() + static_cast<std::ptrdiff_t>(marked_end_);
@@ -106,6 +110,22 @@ TaskWindowScope::Seen TaskWindowScope::look_up(const at::Tensor& base, const voi
           recorder_.lane_tensor(*lane_, base, held.kind == Value::Kind::Tensor ? held.tensor : base,
                                 frame_.function->slot_names[static_cast<size_t>(slot)], slot),
           marked};
+}
+
+void TaskWindowScope::note_outputs(const std::vector<int>& slots) {
+  if (!active_) return;
+  for (size_t k = 0; k < slots.size(); ++k) {
+    const int slot = slots[k];
+    const Value& v = frame_.slots[static_cast<size_t>(slot)];
+    const void* data = storage_of(v);
+    if (!data || outside_slot(data) >= 0) continue;
+    bool again = false;  // two variables holding one tile: its first names it
+    for (size_t j = 0; j < k && !again; ++j) again = storage_of(frame_.slots[static_cast<size_t>(slots[j])]) == data;
+    if (again) continue;
+    const uint32_t tensor =
+        recorder_.lane_tensor(*lane_, v.tensor, v.tensor, frame_.function->slot_names[static_cast<size_t>(slot)], slot);
+    recorder_.note_window(*lane_, tensor, v.tensor, {}, {}, true, depth_, false);
+  }
 }
 
 void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {

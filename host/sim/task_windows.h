@@ -28,6 +28,11 @@ class TaskWindowScope {
   TaskWindowScope& operator=(const TaskWindowScope&) = delete;
 
   uint32_t first_window() const { return first_; }
+  // When the task's body has run: the tiles it made and hands on, held by `slots` (the
+  // region's outputs, sim/region_outputs.h), each recorded as a whole window it wrote. A
+  // slot that holds an outside tensor (a parameter, a view of one) is left out: its writes
+  // were recorded as they happened.
+  void note_outputs(const std::vector<int>& slots);
 
  private:
   friend void note_window(const at::Tensor&, at::IntArrayRef, at::IntArrayRef, bool);
@@ -35,6 +40,9 @@ class TaskWindowScope {
 
   using Seen = TaskRecorder::SeenStorage;
   Seen look_up(const at::Tensor& base, const void* data);
+  // The lowest frame slot that held `data`'s storage when the task started, or -1: the
+  // storage is the task's own.
+  int outside_slot(const void* data);
   // An outermost task that dumps nothing: the storages it saw hold for the next task of its
   // lane with the same outside variables (the same lane tensors; a task's own tiles are not
   // in the list, whatever address they get).

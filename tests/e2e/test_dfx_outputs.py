@@ -427,11 +427,13 @@ raise SystemExit(0 if result.passed else 1)
 '''
 
 
-def test_a_tile_one_task_made_is_an_outside_tensor_of_the_next(tmp_path, host):
-    """A task's own tile is not recorded; once a variable holds it, a later task's window of
-    it is. (A task starts knowing the storages the task before it saw when it starts with
-    the same variables: not so at the second `use`, whose `t` the second `make` saw as its
-    own.)"""
+def test_a_tile_one_task_made_and_hands_on_is_its_output_and_the_next_tasks_input(tmp_path, host):
+    """A task's own tile is not recorded while it works on it; a tile it hands on (bound to a
+    variable read after the region, as PyPTO's outliner makes an output of the region's
+    InCore function) is recorded as a whole window it wrote, so the task that reads it
+    depends on it. (A task starts knowing the storages the task before it saw when it starts
+    with the same variables: not so at the second `use`, whose `t` the second `make` saw as
+    its own.)"""
     script = tmp_path / "made_then_read.py"
     script.write_text(MADE_THEN_READ)
     proc = host(script, env=clean_env(tmp_path))
@@ -442,5 +444,7 @@ def test_a_tile_one_task_made_is_an_outside_tensor_of_the_next(tmp_path, host):
         ("x", [32, 32]), ("y", [32, 32]), ("t", [16, 32]), ("t", [16, 32])]
     assert [(t["func_name"], [(a["type"], a["tensor_id"], a["start_offset"]) for a in t["args"]])
             for t in deps["tasks"]] == [
-        ("make", [("INPUT", 0, 0)]), ("use", [("INPUT", 2, 0), ("OUTPUT", 1, 0)]),
-        ("make", [("INPUT", 0, 512)]), ("use", [("INPUT", 3, 0), ("OUTPUT", 1, 512)])]
+        ("make", [("INPUT", 0, 0), ("OUTPUT", 2, 0)]), ("use", [("INPUT", 2, 0), ("OUTPUT", 1, 0)]),
+        ("make", [("INPUT", 0, 512), ("OUTPUT", 3, 0)]), ("use", [("INPUT", 3, 0), ("OUTPUT", 1, 512)])]
+    assert [(e["pred"], e["succ"], e["tensor_id"], e["overlap"]) for e in deps["edges"]] == [
+        (0, 1, 2, "covered"), (2, 3, 3, "covered")]

@@ -1,0 +1,40 @@
+// Reading slot references out of a function of the loaded program's JSON (IR.md), for the
+// analyses the loader runs over it before building the statements.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pypto_golden::sim {
+
+// A slot number as an index below `count`, or -1 for anything else (the loader refuses
+// those): a fuzz finding, a slot of 3.3e20 (a JSON float) converted to int was undefined
+// behaviour.
+inline int64_t slot_index(const nlohmann::json& s, size_t count) {
+  if (!s.is_number_integer()) return -1;
+  if (s.is_number_unsigned()) return s.get<uint64_t>() < count ? static_cast<int64_t>(s.get<uint64_t>()) : -1;
+  const int64_t k = s.get<int64_t>();
+  return k >= 0 && static_cast<uint64_t>(k) < count ? k : -1;
+}
+
+// Calls f(slot) for every variable an expression or a statement reads, child statement
+// blocks ("body", "then", "else") left out; f sees -1 for a slot out of range.
+template <typename F>
+void for_each_read(const nlohmann::json& node, size_t count, F&& f) {
+  if (node.is_object()) {
+    auto e = node.find("e");
+    if (e != node.end() && *e == "var") {
+      auto s = node.find("slot");
+      f(s == node.end() ? int64_t{-1} : slot_index(*s, count));
+      return;
+    }
+    for (const auto& [key, child] : node.items())
+      if (key != "body" && key != "then" && key != "else") for_each_read(child, count, f);
+  } else if (node.is_array()) {
+    for (const auto& child : node) for_each_read(child, count, f);
+  }
+}
+
+}  // namespace pypto_golden::sim
