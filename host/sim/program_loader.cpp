@@ -128,6 +128,7 @@ class Loader {
     fn->name = str(need(f, "name"), "name");
     function_name_ = fn->name;
     regions_ = 0;
+    last_region_name_.clear();
     taken_ = {fn->name};
     fn->line = line(f);
     fn->host = f.value("level", std::string()) == "host";
@@ -190,7 +191,11 @@ class Loader {
     }
     if (kind == "at") {
       const json& name = s.contains("name") ? s["name"] : json();
-      std::string named = outlined_name(name.is_string() ? name.get<std::string>() : "");
+      // A later part of a task split at barriers (a pl.spmd body) is named as its first.
+      const bool later_part = s.contains("part") && integer(s["part"], "part") > 0;
+      if (later_part && last_region_name_.empty()) fail(where_ + "line " + std::to_string(line) + ": a region's later part comes first");
+      std::string named = later_part ? last_region_name_ : outlined_name(name.is_string() ? name.get<std::string>() : "");
+      last_region_name_ = named;
       std::vector<int> dumps;
       if (s.contains("dumps")) {
         if (!s["dumps"].is_array()) fail(where_ + "'dumps' must be a list of slots");
@@ -338,6 +343,7 @@ class Loader {
   std::string function_name_;  // of the function being read
   int regions_ = 0;            // its pl.at regions so far
   std::set<std::string> taken_;
+  std::string last_region_name_;  // of the function's last region
   std::vector<std::pair<const json*, AtStmt*>> regions_made_;  // the function's regions, by their JSON
 };
 

@@ -90,7 +90,16 @@ class Liveness {
       const Slots body = live(child(st, "body"), Slots(count_, 0));
       for (size_t k = 0; k < count_; ++k) after[k] = after[k] || body[k];
     } else if (s == "for") {
-      after = loop_head(st, std::move(after));
+      const json& kind = child(st, "kind");
+      if (kind == "parallel" || kind == "spmd") {
+        // Each iteration runs on its own copy of the variables, dropped when it ends: what
+        // one binds is read by no other and by nothing after the loop.
+        Slots body = live(child(st, "body"), Slots(count_, 0));
+        if (st.contains("var")) kill(body, st["var"]);
+        for (size_t k = 0; k < count_; ++k) after[k] = after[k] || body[k];
+      } else {
+        after = loop_head(st, std::move(after));
+      }
     }
     add_reads(st, after);
     return after;

@@ -37,8 +37,8 @@ std::string write(int line, int target, const std::string& value) {
   return R"({"s": "write", "line": )" + std::to_string(line) + R"(, "target": )" + std::to_string(target) +
          R"(, "index": [], "text": "t", "value": )" + value + "}";
 }
-std::string loop(int line, const std::string& body) {
-  return R"({"s": "for", "line": )" + std::to_string(line) + R"(, "kind": "range", "var": 5, "start": )" + var(0) +
+std::string loop(int line, const std::string& body, const std::string& kind = "range") {
+  return R"({"s": "for", "line": )" + std::to_string(line) + R"(, "kind": ")" + kind + R"(", "var": 5, "start": )" + var(0) +
          R"(, "stop": )" + var(0) + R"(, "step": )" + var(0) + R"(, "body": [)" + body + "]}";
 }
 
@@ -73,6 +73,15 @@ TEST_CASE("a region in a loop hands on what the next iteration reads before defi
   // A nested region's tile read by the rest of the region around it, not after it.
   CHECK(outputs("[" + at(1, at(2, assign(3, 3, var(0))) + "," + write(4, 1, var(3))) + "]") ==
         std::map<int, std::vector<int>>{{2, {3}}});
+  // A parallel loop's iterations each run on their own copy of the variables: nothing one
+  // binds reaches another, nor the statements after the loop.
+  for (const char* kind : {"parallel", "spmd"}) {
+    CHECK(outputs("[" + loop(1, write(2, 1, var(2)) + "," + at(3, assign(4, 2, var(0))), kind) + "," +
+                  write(5, 1, var(2)) + "]")
+              .empty());
+    CHECK(outputs("[" + loop(1, at(2, assign(3, 2, var(0))) + "," + write(4, 1, var(2)), kind) + "]") ==
+          std::map<int, std::vector<int>>{{2, {2}}});
+  }
   // The loop variable is defined by the loop, not by a region in its body.
   CHECK(outputs("[" + loop(1, at(2, assign(3, 2, var(5)))) + "," + write(4, 1, var(5)) + "]").empty());
 }

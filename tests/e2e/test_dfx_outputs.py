@@ -448,3 +448,69 @@ def test_a_tile_one_task_made_and_hands_on_is_its_output_and_the_next_tasks_inpu
         ("make", [("INPUT", 0, 512), ("OUTPUT", 3, 0)]), ("use", [("INPUT", 3, 0), ("OUTPUT", 1, 512)])]
     assert [(e["pred"], e["succ"], e["tensor_id"], e["overlap"]) for e in deps["edges"]] == [
         (0, 1, 2, "covered"), (2, 3, 3, "covered")]
+
+
+SPMD_BLOCKS = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit
+def spmd_blocks(x: pl.Tensor[[64, 16], pl.FP32], y: pl.Out[pl.Tensor[[64, 16], pl.FP32]],
+                z: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    for b in pl.spmd(4, name_hint="rows_spmd"):
+        y[b * 16 : b * 16 + 16, :] = pl.add(x[b * 16 : b * 16 + 16, :], 1.0)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="after"):
+        y[0:16, :] = pl.add(y[0:16, :], 1.0)
+    for b in pl.spmd(2):
+        t = pl.add(x[b * 16 : b * 16 + 16, :], 2.0)
+        pl.system.syncall()
+        z[b * 16 : b * 16 + 16, :] = pl.add(t[:, :], 0.0)
+    return y, z
+
+
+def golden(values):
+    values["y"][:] = values["x"] + 1.0
+    values["y"][0:16] += 1.0
+    values["z"][:] = values["x"][0:32] + 2.0
+
+
+result = run(fn=spmd_blocks, specs=[TensorSpec("x", [64, 16], torch.float32, init_value=torch.randn),
+                                    TensorSpec("y", [64, 16], torch.float32),
+                                    TensorSpec("z", [32, 16], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True, "enable_chip_swimlane": 1})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_each_block_of_a_pl_spmd_is_a_task(tmp_path, host):
+    """A pl.spmd loop's blocks each run the loop body as an InCore task, named as PyPTO's
+    parser names it (the name_hint less "_spmd"; unnamed, by the outliner's numbering, which
+    counts it); a body split by pl.system.syncall is a task per part, the later parts named
+    as the first, and a tile one part makes and the next reads is the first part's output."""
+    script = tmp_path / "spmd_blocks.py"
+    script.write_text(SPMD_BLOCKS)
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (tmp_path / "build_output").iterdir()
+    deps = json.loads((build / "dfx_outputs" / "deps.json").read_text())
+    tensors = [t["name"] for t in deps["tensors"]]
+    tasks = [(t["func_name"], sorted((a["type"], tensors[a["tensor_id"]], a["start_offset"]) for a in t["args"]))
+             for t in deps["tasks"]]
+    # Blocks run side by side: their order among themselves is the schedule's.
+    assert sorted(tasks[0:4]) == [("rows", [("INPUT", "x", 256 * b), ("OUTPUT", "y", 256 * b)]) for b in range(4)]
+    assert tasks[4] == ("after", [("INPUT", "y", 0), ("OUTPUT", "y", 0)])
+    assert sorted(tasks[5:7]) == [("spmd_blocks_incore_2", [("INPUT", "x", 256 * b), ("OUTPUT", "t", 0)])
+                                  for b in range(2)]
+    assert sorted(tasks[7:9]) == [("spmd_blocks_incore_2", [("INPUT", "t", 0), ("OUTPUT", "z", 256 * b)])
+                                  for b in range(2)]
+    edges = {(e["pred"], e["succ"]) for e in deps["edges"]}
+    first_block = next(k for k in range(4) if tasks[k][1][0][2] == 0)
+    assert (first_block, 4) in edges  # "after" reads the rows the first block wrote
+    for part2 in (7, 8):  # each block's second part reads the t its first part made
+        (pred,) = [p for p, s in edges if s == part2]
+        assert tasks[pred][1][1][1] == "t" and pred in (5, 6)
+    records = json.loads((build / "dfx_outputs" / "chip_swimlane_records.json").read_text())
+    assert sorted(t["func_name"] for t in records["tasks"]) == sorted(t[0] for t in tasks)

@@ -114,8 +114,10 @@ def test_loop_kinds_spmd_and_regions(tmp_path, builds):
         {"s": "assign", "line": L("pl.spmd(n)"), "slot": 8, "value": var(1)},
         {"s": "for", "line": L("pl.spmd(n)"), "kind": "spmd", "var": 9, "start": c("int64", 0),
          "stop": var(8), "step": c("int64", 1), "body": [
-             {"s": "assign", "line": L("blk ="), "slot": 10, "value": var(9)},
-             {"s": "assign", "line": L("cnt ="), "slot": 11, "value": var(8)}]},
+             # the task each block runs (a body with a region in it is left as it is)
+             {"s": "at", "line": L("pl.spmd(n)"), "name": None, "body": [
+                 {"s": "assign", "line": L("blk ="), "slot": 10, "value": var(9)},
+                 {"s": "assign", "line": L("cnt ="), "slot": 11, "value": var(8)}]}]},
         {"s": "assign", "line": L("z ="), "slot": 12, "value": var(0)},
         {"s": "return", "line": L("return"), "values": [var(2)]},
     ]

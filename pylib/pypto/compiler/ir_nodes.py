@@ -145,12 +145,15 @@ def for_(line: int, kind: str, var: int, start: Expr, stop: Expr, step: Expr,
     return st
 
 
-def at(line: int, name: str | None, body: list[Stmt], dumps: list[int] = ()) -> Stmt:
+def at(line: int, name: str | None, body: list[Stmt], dumps: list[int] = (), part: int = 0) -> Stmt:
     """`dumps`: slots whose tensors the task dumps at enable_dump_args=1 (written only when
-    there are some)."""
+    there are some). `part` (written only when not 0): the k-th part of one task split at
+    barriers, named as its first part is."""
     node = {"s": "at", "line": line, "name": name, "body": body}
     if dumps:
         node["dumps"] = list(dumps)
+    if part:
+        node["part"] = part
     return node
 
 

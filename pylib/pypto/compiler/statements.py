@@ -35,6 +35,37 @@ class _Carry:
         self.targets = None
 
 
+def _block_tasks(line, name, body, dumps):
+    """A pl.spmd body as the InCore task each block runs (PyPTO outlines it as one): an at
+    region, one per part between top-level pl.system.syncall barriers (the simulator runs
+    each part for every block before the next), the later parts named as the first. A body
+    that already holds its tasks (a spliced InCore function, an explicit region) stays as
+    it is."""
+    if _holds_region(body):
+        return body
+    parts, current = [], []
+    for st in body:
+        if ir_nodes.stmt_kind(st) == "barrier":
+            parts += [current, st]
+            current = []
+        else:
+            current.append(st)
+    parts.append(current)
+    out, k = [], 0
+    for part in parts:
+        if isinstance(part, dict):
+            out.append(part)
+        elif part:
+            out.append(ir_nodes.at(line, name, part, dumps, part=k))
+            k += 1
+    return out
+
+
+def _holds_region(stmts):
+    return any(ir_nodes.stmt_kind(st) == "at" or any(_holds_region(b) for b in ir_nodes.blocks(st))
+               for st in stmts)
+
+
 def _is_write_into(value, slot):
     if ir_nodes.is_var(value):
         return ir_nodes.is_var(value, slot)
@@ -379,8 +410,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         rebound = stored_names(node.body) | set(carried_names) | {target.id}
         outer = {self.scope.names[n]: n for n in rebound - set(carried_names) - {target.id}
                  if n in self.scope.names and self.scope.names[n] in self.env}
-        body = self._loop_body(node.body, kind, var, rebound, carry, spmd_num=(
-            bounds[1] if name == "spmd" else None))
+        spmd = (bounds[1], self._spmd_task_name(node, label, keywords)) if name == "spmd" else None
+        body = self._loop_body(node.body, kind, var, rebound, carry, spmd=spmd, line=self.stmt_line(node))
         ordered = False
         if kind not in _SEQUENTIAL:
             self._drop_rebound(node, label, outer, body)
@@ -462,8 +493,11 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         pre.append(ir_nodes.assign(self.stmt_line(node), slot, num))
         return ir_nodes.var(slot)
 
-    def _loop_body(self, stmts, kind, var, rebound, carry, spmd_num=None):
+    def _loop_body(self, stmts, kind, var, rebound, carry, spmd=None, line=None):
+        """`spmd`: (block count, task name) of a pl.spmd loop, whose body becomes the task
+        each block runs."""
         before = dict(self.env)
+        dumps = self.task_dumps() if spmd is not None else ()
         if kind in _SEQUENTIAL:
             # Names the body rebinds may hold a value from the previous iteration.
             for name in rebound:
@@ -471,10 +505,12 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                 if slot is not None and slot in self.env:
                     self.env[slot] = self.env[slot].replace(stable=False)
         self.env[var] = tys.scalar(INDEX)
-        spmd = (ir_nodes.var(var), spmd_num) if kind == "spmd" else None
+        blocks = (ir_nodes.var(var), spmd[0]) if spmd is not None else None
         with self.region(yields=("loop", carry) if carry is not None else ("plain",),
-                         incore=spmd is not None, spmd=spmd):
+                         incore=blocks is not None, spmd=blocks):
             body = self.block(stmts)
+        if spmd is not None:
+            body = _block_tasks(line, spmd[1], body, dumps)
         if kind in _SEQUENTIAL:
             self.env = _join_env(before, self.env)
         else:
@@ -586,7 +622,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                                  % (label, len(call.args)))
             num = self._block_count(node, self.expr(call.args[0]), pre)
             var = self.new_slot("block_idx")
-            body = self._loop_body(node.body, "spmd", var, (), None, spmd_num=num)
+            body = self._loop_body(node.body, "spmd", var, (), None, line=self.stmt_line(node),
+                                   spmd=(num, self._spmd_task_name(node, label, keywords)))
             return pre + [ir_nodes.for_(self.stmt_line(node), "spmd", var, const("int64", 0), num,
                                         const("int64", 1), body, ordered=self._ordered(body))]
         # pl.scope() / pl.manual_scope() / pl.cluster(): scheduling hints only.
@@ -624,17 +661,27 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                              if manual else "an AUTO scope may not be nested inside a manual scope")
         return manual
 
+    def _name_hint(self, node, label, keywords):
+        """A region's name_hint=: a compile-time string, or None."""
+        if "name_hint" not in keywords:
+            return None
+        value = self._static(keywords["name_hint"])
+        if not (value is None or isinstance(value, str)):
+            raise self.error(node, "%s: name_hint must be a compile-time string, got '%s'"
+                             % (label, self.text(keywords["name_hint"])))
+        return value
+
+    def _spmd_task_name(self, node, label, keywords):
+        """The InCore task a pl.spmd's blocks run is named as PyPTO's parser names it: the
+        name_hint, less a "_spmd" ending (which names the Spmd wrapper around it)."""
+        name = self._name_hint(node, label, keywords)
+        return name[:-len("_spmd")] if name and name.endswith("_spmd") else name
+
     def _at(self, node, call, label, keywords):
         if call.args:
             raise self.error(node, "%s takes keyword arguments only (%s)"
                              % (label, ", ".join("%s=" % k for k in constructs.REGIONS["at"])))
-        name = None
-        if "name_hint" in keywords:
-            value = self._static(keywords["name_hint"])
-            if not (value is None or isinstance(value, str)):
-                raise self.error(node, "%s: name_hint must be a compile-time string, got '%s'"
-                                 % (label, self.text(keywords["name_hint"])))
-            name = value
+        name = self._name_hint(node, label, keywords)
         if "level" in keywords and not isinstance(self._static(keywords["level"]), Level):
             raise self.error(node, "%s: level must be a pl.Level member, got '%s'"
                              % (label, self.text(keywords["level"])))

@@ -44,7 +44,7 @@ class Function:
 def _regions(stmts, found):
     """Every `at` statement under `stmts`, in program order, nested ones after their parent."""
     for s in stmts:
-        if s.get("s") == "at":
+        if s.get("s") == "at" and not s.get("part"):  # a later part of a task is the same task
             found.append(s)
         for key in ("body", "then", "else"):
             if isinstance(s.get(key), list):
