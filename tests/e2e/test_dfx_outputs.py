@@ -398,6 +398,17 @@ def test_an_l3_program_writes_each_chip_launch_in_rank_and_dispatch_folders(tmp_
     assert {e["pid"] for e in trace["traceEvents"] if e["ph"] == "X"} == {0, 1, 2, 3}
 
 
+def run_script_deps(directory, host, text):
+    """Runs the script `text` (which asks for enable_dep_gen); its build directory and its
+    deps.json."""
+    script = directory / "kernel.py"
+    script.write_text(text)
+    proc = host(script, env=clean_env(directory))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build,) = (directory / "build_output").iterdir()
+    return build, json.loads((build / "dfx_outputs" / "deps.json").read_text())
+
+
 MADE_THEN_READ = '''
 import torch
 import pypto.language as pl
@@ -434,12 +445,7 @@ def test_a_tile_one_task_made_and_hands_on_is_its_output_and_the_next_tasks_inpu
     depends on it. (A task starts knowing the storages the task before it saw when it starts
     with the same variables: not so at the second `use`, whose `t` the second `make` saw as
     its own.)"""
-    script = tmp_path / "made_then_read.py"
-    script.write_text(MADE_THEN_READ)
-    proc = host(script, env=clean_env(tmp_path))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (build,) = (tmp_path / "build_output").iterdir()
-    deps = json.loads((build / "dfx_outputs" / "deps.json").read_text())
+    _, deps = run_script_deps(tmp_path, host, MADE_THEN_READ)
     assert [(t["name"], t["shape"]) for t in deps["tensors"]] == [
         ("x", [32, 32]), ("y", [32, 32]), ("t", [16, 32]), ("t", [16, 32])]
     assert [(t["func_name"], [(a["type"], a["tensor_id"], a["start_offset"]) for a in t["args"]])
@@ -490,12 +496,7 @@ def test_each_block_of_a_pl_spmd_is_a_task(tmp_path, host):
     parser names it (the name_hint less "_spmd"; unnamed, by the outliner's numbering, which
     counts it); a body split by pl.system.syncall is a task per part, the later parts named
     as the first, and a tile one part makes and the next reads is the first part's output."""
-    script = tmp_path / "spmd_blocks.py"
-    script.write_text(SPMD_BLOCKS)
-    proc = host(script, env=clean_env(tmp_path))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (build,) = (tmp_path / "build_output").iterdir()
-    deps = json.loads((build / "dfx_outputs" / "deps.json").read_text())
+    build, deps = run_script_deps(tmp_path, host, SPMD_BLOCKS)
     tensors = [t["name"] for t in deps["tensors"]]
     tasks = [(t["func_name"], sorted((a["type"], tensors[a["tensor_id"]], a["start_offset"]) for a in t["args"]))
              for t in deps["tasks"]]
