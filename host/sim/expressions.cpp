@@ -180,6 +180,14 @@ Value SubscriptExpr::eval(Frame& frame) const {
   return w.value(frame.device);
 }
 
+CallExpr::CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::pair<std::string, ExprPtr>> kwargs)
+    : op_(op), args_(std::move(args)), kwargs_(std::move(kwargs)) {
+  // A window expression (x[...], a call's result) is recorded where it is made; a plain
+  // variable handed to an op is the whole of its tensor.
+  for (size_t k = 0; k < args_.size() && k < 32; ++k)
+    if (dynamic_cast<const VarExpr*>(args_[k].get()) && !(op_->windowed_args >> k & 1u)) whole_args_ |= 1u << k;
+}
+
 OpArgs CallExpr::evaluate_args(Frame& frame) const {
   OpArgs args;
   args.op = op_->name.c_str();
@@ -187,6 +195,12 @@ OpArgs CallExpr::evaluate_args(Frame& frame) const {
   args.positional.reserve(args_.size());
   for (const auto& a : args_) args.positional.push_back(a->eval(frame));
   for (const auto& kv : kwargs_) args.keywords.emplace_back(kv.first, kv.second->eval(frame));
+  for (uint32_t whole = whole_args_, k = 0; whole; whole >>= 1, ++k) {
+    const Value& v = args.positional[k];
+    if (!(whole & 1u) || v.kind != Value::Kind::Tensor) continue;
+    note_read(v.tensor, {}, {});
+    if (static_cast<int>(k) == op_->writes_arg) note_write(v.tensor, {}, {});  // in place: pl.matmul_acc's acc
+  }
   return args;
 }
 

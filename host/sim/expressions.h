@@ -23,6 +23,7 @@ class ConstExpr : public Expr {
 class VarExpr : public Expr {
  public:
   explicit VarExpr(int slot) : slot_(slot) {}
+  int slot() const { return slot_; }
   Value eval(Frame& frame) const override;
   void eval_into(Frame& frame, const at::Tensor& dst) const override;
 
@@ -73,9 +74,7 @@ class SubscriptExpr : public Expr {
 
 class CallExpr : public Expr {
  public:
-  CallExpr(const OpDef* op, std::vector<ExprPtr> args,
-           std::vector<std::pair<std::string, ExprPtr>> kwargs)
-      : op_(op), args_(std::move(args)), kwargs_(std::move(kwargs)) {}
+  CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::pair<std::string, ExprPtr>> kwargs);
   Value eval(Frame& frame) const override;
   void eval_into(Frame& frame, const at::Tensor& dst) const override;
 
@@ -84,6 +83,9 @@ class CallExpr : public Expr {
   const OpDef* op_;
   std::vector<ExprPtr> args_;
   std::vector<std::pair<std::string, ExprPtr>> kwargs_;
+  // The arguments (bit k: argument k) given as a plain variable that the op takes whole:
+  // for the task graph, a read of the whole tensor (and a write too at the one it writes).
+  uint32_t whole_args_ = 0;
 };
 
 class SequenceExpr : public Expr {

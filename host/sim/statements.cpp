@@ -224,6 +224,11 @@ void UnpackStmt::exec(Frame& frame) const {
   for (size_t k = 0; k < slots_.size(); ++k) frame.slots[static_cast<size_t>(slots_[k])] = (*v.items)[k];
 }
 
+WriteStmt::WriteStmt(int line, int target, std::vector<IndexItem> items, std::string text, ExprPtr value)
+    : Stmt(line), target_(target), items_(std::move(items)), text_(std::move(text)), value_(std::move(value)) {
+  if (const auto* var = dynamic_cast<const VarExpr*>(value_.get())) value_slot_ = var->slot();
+}
+
 void WriteStmt::exec(Frame& frame) const {
   const Value& target = frame.slots[static_cast<size_t>(target_)];
   if (!target.is_tensor()) target.as_tensor(("the target of " + text_).c_str());  // throws, naming it
@@ -232,6 +237,12 @@ void WriteStmt::exec(Frame& frame) const {
     throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
   if (w.overhangs()) assign_to_window(value_->eval(frame), w, text_);
   else value_->eval_into(frame, w.view);
+  // A plain variable's tensor is read whole (x[...] = t); a window or a call's result
+  // recorded its own reads.
+  if (value_slot_ >= 0) {
+    const Value& v = frame.slots[static_cast<size_t>(value_slot_)];
+    if (v.kind == Value::Kind::Tensor) note_read(v.tensor, {}, {});
+  }
   note_write(w.view, {}, {});  // after the value's reads, in the order the task does them
 }
 

@@ -118,9 +118,7 @@ class UnpackStmt : public Stmt {
 
 class WriteStmt : public Stmt {
  public:
-  WriteStmt(int line, int target, std::vector<IndexItem> items, std::string text, ExprPtr value)
-      : Stmt(line), target_(target), items_(std::move(items)), text_(std::move(text)),
-        value_(std::move(value)) {}
+  WriteStmt(int line, int target, std::vector<IndexItem> items, std::string text, ExprPtr value);
 
  protected:
   void exec(Frame& frame) const override;
@@ -130,6 +128,7 @@ class WriteStmt : public Stmt {
   std::vector<IndexItem> items_;
   std::string text_;
   ExprPtr value_;
+  int value_slot_ = -1;  // the value's variable when it is a plain one (x[...] = t)
 };
 
 class ExprStmt : public Stmt {

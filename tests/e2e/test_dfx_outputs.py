@@ -515,3 +515,56 @@ def test_each_block_of_a_pl_spmd_is_a_task(tmp_path, host):
         assert tasks[pred][1][1][1] == "t" and pred in (5, 6)
     records = json.loads((build / "dfx_outputs" / "chip_swimlane_records.json").read_text())
     assert sorted(t["func_name"] for t in records["tasks"]) == sorted(t[0] for t in tasks)
+
+
+WHOLE_OPERANDS = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit
+def whole(x: pl.Tensor[[16, 16], pl.FP32], y: pl.Out[pl.Tensor[[16, 16], pl.FP32]],
+          z: pl.Out[pl.Tensor[[16, 16], pl.FP32]]):
+    a = pl.array.create(2, pl.INT32)
+    a[0] = 3
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="make"):
+        t = pl.add(x[:, :], 1.0)
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="copy"):
+        y[:, :] = t
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="scale"):
+        n = a[0]
+        z[:, :] = pl.mul(y, 2.0)
+        pl.write(z, [1, 2], pl.read(x, [3, 4]))
+    return y, z
+
+
+def golden(values):
+    values["y"][:] = values["x"] + 1.0
+    values["z"][:] = values["y"] * 2.0
+    values["z"][1, 2] = values["x"][3, 4]
+
+
+result = run(fn=whole, specs=[TensorSpec("x", [16, 16], torch.float32, init_value=torch.randn),
+                              TensorSpec("y", [16, 16], torch.float32),
+                              TensorSpec("z", [16, 16], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_a_variable_handed_whole_to_an_op_or_a_store_is_read_whole(tmp_path, host):
+    """`y[...] = t` and `pl.mul(y, 2.0)` read all of t and y; pl.read / pl.write touch one
+    element; an array is not a tensor of the task graph."""
+    _, deps = run_script_deps(tmp_path, host, WHOLE_OPERANDS)
+    tensors = [t["name"] for t in deps["tensors"]]
+    assert tensors == ["x", "y", "z", "t"]
+    assert [(t["func_name"], [(a["type"], tensors[a["tensor_id"]], a["start_offset"], a["shape"]) for a in t["args"]])
+            for t in deps["tasks"]] == [
+        ("make", [("INPUT", "x", 0, [16, 16]), ("OUTPUT", "t", 0, [16, 16])]),
+        ("copy", [("INPUT", "t", 0, [16, 16]), ("OUTPUT", "y", 0, [16, 16])]),
+        ("scale", [("INPUT", "y", 0, [16, 16]), ("OUTPUT", "z", 0, [16, 16]), ("INPUT", "x", 52, []),
+                   ("OUTPUT", "z", 18, [])])]
+    assert [(e["pred"], e["succ"], tensors[e["tensor_id"]]) for e in deps["edges"]] == [
+        (0, 1, "t"), (1, 2, "y")]

@@ -257,14 +257,17 @@ Value signal_wait(const OpArgs& a) {
 }  // namespace
 
 void register_distributed_ops(OpTable& t) {
-  t.add(OpDef{"window_alloc", 1, 1, {"dtype", "name"}, &ops::guarded<window_alloc>, nullptr});
-  t.add(OpDef{"window_view", 2, 2, {"dtype"}, &ops::guarded<window_view>, nullptr});
-  t.add(OpDef{"remote_load", 4, 5, {}, &ops::guarded<remote_load>, nullptr});
-  t.add(OpDef{"remote_store", 4, 4, {"atomic"}, &ops::guarded<remote_store>, nullptr, 1});
-  t.add(OpDef{"remote_put", 3, 6, {"atomic", "chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_put>, nullptr, 0});
-  t.add(OpDef{"remote_get", 3, 6, {"chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_get>, nullptr, 0});
-  t.add(OpDef{"signal_notify", 4, 4, {"op"}, &ops::guarded<signal_notify>, nullptr, 0});
-  t.add(OpDef{"signal_wait", 3, 3, {"cmp"}, &ops::guarded<signal_wait>, nullptr});
+  // Their windows are a rank's communication buffers, reached across ranks: not recorded
+  // in the task graph (windowed_args: all).
+  constexpr uint32_t kAll = ~0u;
+  t.add(OpDef{"window_alloc", 1, 1, {"dtype", "name"}, &ops::guarded<window_alloc>, nullptr, -1, kAll});
+  t.add(OpDef{"window_view", 2, 2, {"dtype"}, &ops::guarded<window_view>, nullptr, -1, kAll});
+  t.add(OpDef{"remote_load", 4, 5, {}, &ops::guarded<remote_load>, nullptr, -1, kAll});
+  t.add(OpDef{"remote_store", 4, 4, {"atomic"}, &ops::guarded<remote_store>, nullptr, 1, kAll});
+  t.add(OpDef{"remote_put", 3, 6, {"atomic", "chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_put>, nullptr, 0, kAll});
+  t.add(OpDef{"remote_get", 3, 6, {"chunk_rows", "chunk_cols", "pipeline"}, &ops::guarded<remote_get>, nullptr, 0, kAll});
+  t.add(OpDef{"signal_notify", 4, 4, {"op"}, &ops::guarded<signal_notify>, nullptr, 0, kAll});
+  t.add(OpDef{"signal_wait", 3, 3, {"cmp"}, &ops::guarded<signal_wait>, nullptr, -1, kAll});
 }
 
 }  // namespace pypto_golden::sim

@@ -22,7 +22,18 @@ struct OpDef {
   // The position of the argument the op writes in place (pl.store's output_tensor, ...), -1
   // when it writes none: what tells which parameters a program may write (sim/param_writes.h).
   int writes_arg = -1;
+  // The arguments (bit k: argument k) the task graph does not take as read whole when a
+  // plain variable is given there: the op records the window it reads or writes itself
+  // (pl.load's source, pl.store's target, ...), or reads only the shape (pl.tensor.dim), or
+  // the value is not a tensor of the task graph (an array, a distributed window).
+  uint32_t windowed_args = 0;
 };
+
+// `def` with `windowed_args` set (for the defs op_def<> makes).
+inline OpDef windowed(OpDef def, uint32_t args) {
+  def.windowed_args = args;
+  return def;
+}
 
 class OpTable {
  public:

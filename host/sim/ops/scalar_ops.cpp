@@ -5,6 +5,7 @@
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
+#include "sim/task_windows.h"
 #include "tensor/python_repr.h"
 
 #include <cmath>
@@ -65,6 +66,7 @@ at::Tensor element(const OpArgs& a, const at::Tensor& t, const Value& offset) {
 Value read(const OpArgs& a) {
   const at::Tensor& t = a.tensor(0, "src").tensor;
   at::Tensor e = element(a, t, a.required(1, "offset"));
+  note_read(e, {}, {});
   const c10::ScalarType st = t.scalar_type();
   if (at::isFloatingType(st)) return Value::from_float(e.item<double>(), st);
   if (st == at::kBool) return Value::from_bool(e.item<bool>());
@@ -85,6 +87,7 @@ Value write(const OpArgs& a) {
   else if (v.kind == Value::Kind::Float) e.fill_(v.f);
   else if (at::isFloatingType(st)) e.fill_(static_cast<double>(v.i));
   else e.fill_(v.i);
+  note_write(e, {}, {});
   return Value::none();
 }
 
@@ -105,9 +108,9 @@ Value dim(const OpArgs& a) {
 void register_scalar_ops(OpTable& t) {
   t.add(OpDef{"min", 2, 2, {}, &ops::guarded<scalar_minmax<false>>, nullptr});
   t.add(OpDef{"max", 2, 2, {}, &ops::guarded<scalar_minmax<true>>, nullptr});
-  t.add(OpDef{"read", 2, 2, {}, &ops::guarded<read>, nullptr});
-  t.add(OpDef{"write", 3, 3, {}, &ops::guarded<write>, nullptr, 0});
-  t.add(OpDef{"dim", 2, 2, {}, &ops::guarded<dim>, nullptr});
+  t.add(OpDef{"read", 2, 2, {}, &ops::guarded<read>, nullptr, -1, 1u << 0});
+  t.add(OpDef{"write", 3, 3, {}, &ops::guarded<write>, nullptr, 0, 1u << 0});
+  t.add(OpDef{"dim", 2, 2, {}, &ops::guarded<dim>, nullptr, -1, 1u << 0});
 }
 
 }  // namespace pypto_golden::sim
