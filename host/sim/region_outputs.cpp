@@ -24,7 +24,15 @@ class Liveness {
   explicit Liveness(const json& fn) : count_(fn.at("slots").size()) {}
 
   std::unordered_map<const json*, std::vector<int>> run(const json& body) {
-    live(body, Slots(count_, 0));
+    // Whole-function passes until no loop's head set grows (each pass only adds, so they
+    // end): iterating each loop to its own fixed point inside its parent's iterations would
+    // take exponentially many walks of deeply nested loops. The last pass, which changed
+    // nothing, noted the regions' outputs from the final sets.
+    do {
+      grew_ = false;
+      outputs_.clear();
+      live(body, Slots(count_, 0));
+    } while (grew_);
     return std::move(outputs_);
   }
 
@@ -106,20 +114,16 @@ class Liveness {
   }
 
   // What is live at a loop's head: after the loop (it may run no iteration) or at the
-  // start of an iteration's body, its variable aside. Iterated to a fixed point (each round
-  // only adds), so that the last walk of the body, which notes its regions' outputs, saw
-  // the final set.
+  // start of an iteration's body, its variable aside. The body is walked with the head set
+  // of the pass before; a set that grows makes run() walk again.
   Slots loop_head(const json& st, const Slots& after) {
-    const json& body = child(st, "body");
-    Slots head = after;
-    for (;;) {
-      Slots next = live(body, head);
-      if (st.contains("var")) kill(next, st["var"]);
-      bool changed = false;
-      for (size_t k = 0; k < count_; ++k)
-        if (next[k] && !head[k]) head[k] = changed = true;
-      if (!changed) return head;
-    }
+    Slots& head = heads_[&st];
+    if (head.empty()) head = after;
+    Slots next = live(child(st, "body"), head);
+    if (st.contains("var")) kill(next, st["var"]);
+    for (size_t k = 0; k < count_; ++k)
+      if ((next[k] || after[k]) && !head[k]) head[k] = grew_ = true;
+    return head;
   }
 
   void note_outputs(const json& at, const Slots& after) {
@@ -136,6 +140,8 @@ class Liveness {
 
   size_t count_;
   std::unordered_map<const json*, std::vector<int>> outputs_;
+  std::unordered_map<const json*, Slots> heads_;  // per sequential loop: its head set so far
+  bool grew_ = false;
 };
 
 }  // namespace

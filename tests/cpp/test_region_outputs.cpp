@@ -85,3 +85,12 @@ TEST_CASE("a region in a loop hands on what the next iteration reads before defi
   // The loop variable is defined by the loop, not by a region in its body.
   CHECK(outputs("[" + loop(1, at(2, assign(3, 2, var(5)))) + "," + write(4, 1, var(5)) + "]").empty());
 }
+
+TEST_CASE("deeply nested loops are walked a few times, not once per path through them") {
+  // 64 loops, one in another, around a region whose tile the outermost body reads first:
+  // solving each loop inside its parent's iterations would walk the innermost body 2^64
+  // times.
+  std::string body = at(100, assign(101, 2, var(0)));
+  for (int k = 0; k < 64; ++k) body = loop(1, body);
+  CHECK(outputs("[" + loop(1, write(2, 1, var(2)) + "," + body) + "]") == std::map<int, std::vector<int>>{{100, {2}}});
+}
