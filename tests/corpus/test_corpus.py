@@ -2,9 +2,11 @@
 well under 20 s on this project's simulator) still pass, unmodified. Skipped when no pypto-lib
 checkout is present (PYPTO_GOLDEN_CORPUS, else ../shared/corpus/pypto-lib beside the repo)."""
 
+import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -29,6 +31,26 @@ def test_the_fast_passing_corpus_scripts_still_pass(tmp_path):
     failed = [line for line in rows if not line.startswith("PASS ")]
     assert rows and not failed, done.stdout + done.stderr
     assert done.returncode == 0
+
+
+@pytest.mark.skipif(not (CORPUS / "examples").is_dir(), reason="no pypto-lib corpus at %s" % CORPUS)
+def test_the_task_graph_of_a_production_kernel_follows_its_dataflow(tmp_path):
+    """DeepSeek V4's sliding-window sparse attention, run with its own --enable-dep-gen flag:
+    each block of its pl.spmd stages is a task, and the graph's edges run gather -> qk_pv ->
+    merge_norm, with the two pl.at stages feeding them."""
+    binary = os.environ.get("PYPTO_GOLDEN_BIN") or str(run_corpus.REPO / "build" / "bin" / "pypto-golden")
+    script = "models/deepseek_v4_flash_dspark/decode_sparse_attn_swa.py"
+    work, env, multi = run_corpus.prepare(script, CORPUS, tmp_path, seed=SEED)
+    done = subprocess.run(run_corpus.command(binary, script, multi) + ["--enable-dep-gen"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (deps_file,) = (work / "build_output").glob("*/dfx_outputs/deps.json")
+    deps = json.loads(deps_file.read_text())
+    tasks = Counter(t["func_name"] for t in deps["tasks"])
+    assert tasks == {"swa_gather_kv": 512, "merge_norm": 512, "qk_pv": 128, "swa_valid_bias": 1, "rope_cs": 1}
+    flows = {(deps["tasks"][e["pred"]]["func_name"], deps["tasks"][e["succ"]]["func_name"]) for e in deps["edges"]}
+    assert flows == {("swa_gather_kv", "qk_pv"), ("qk_pv", "merge_norm"), ("rope_cs", "merge_norm"),
+                     ("swa_valid_bias", "qk_pv")}
 
 
 def test_runnable_scripts_are_the_main_files_of_examples_and_models(tmp_path):
