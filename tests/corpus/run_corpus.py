@@ -285,7 +285,8 @@ def main(argv=None):
     corpus = corpus_dir(args.corpus)
     if not (corpus / "examples").is_dir() and not (corpus / "models").is_dir():
         parser.error("no pypto-lib checkout at %s (no examples/ or models/); pass --corpus" % corpus)
-    binary = Path(args.bin or os.environ.get("PYPTO_GOLDEN_BIN") or REPO / "build" / "bin" / "pypto-golden")
+    # Absolute: each script runs in its own work directory.
+    binary = Path(args.bin or os.environ.get("PYPTO_GOLDEN_BIN") or REPO / "build" / "bin" / "pypto-golden").absolute()
     if not os.access(binary, os.X_OK):
         parser.error("pypto-golden executable not found at %s; build it or pass --bin" % binary)
     selected = list(args.scripts)

@@ -53,6 +53,19 @@ def test_the_task_graph_of_a_production_kernel_follows_its_dataflow(tmp_path):
                      ("swa_valid_bias", "qk_pv")}
 
 
+def test_a_binary_given_by_a_relative_path_runs_from_every_work_directory(tmp_path, monkeypatch, capsys):
+    (tmp_path / "corpus" / "examples" / "a").mkdir(parents=True)
+    (tmp_path / "corpus" / "examples" / "a" / "k.py").write_text("if __name__ == '__main__':\n    pass\n")
+    fake = tmp_path / "bin" / "pypto-golden"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho '[RUN] PASS (0.1s)'\n")
+    fake.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert run_corpus.main(["--corpus", "corpus", "--bin", "bin/pypto-golden", "--jobs", "1", "examples/a/k.py"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith(", %s" % fake) and out.splitlines()[1].startswith("PASS ")
+
+
 def test_runnable_scripts_are_the_main_files_of_examples_and_models(tmp_path):
     for rel, text in {"examples/a/k.py": "if __name__ == '__main__':\n    pass\n",
                       "examples/a/helper.py": "def f(): pass\n",
