@@ -193,8 +193,10 @@ class Loader {
       const json& name = s.contains("name") ? s["name"] : json();
       // A later part of a task split at barriers (a pl.spmd body) is named as its first.
       const bool later_part = s.contains("part") && integer(s["part"], "part") > 0;
-      if (later_part && last_region_name_.empty()) fail(where_ + "line " + std::to_string(line) + ": a region's later part comes first");
-      std::string named = later_part ? last_region_name_ : outlined_name(name.is_string() ? name.get<std::string>() : "");
+      if (later_part && last_region_name_.empty())
+        fail(where_ + "line " + std::to_string(line) + ": a region's later part comes first");
+      std::string named =
+          later_part ? last_region_name_ : outlined_name(name.is_string() ? name.get<std::string>() : "");
       last_region_name_ = named;
       std::vector<int> dumps;
       if (s.contains("dumps")) {

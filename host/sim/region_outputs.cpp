@@ -10,6 +10,11 @@ namespace {
 using json = nlohmann::json;
 using Slots = std::vector<char>;  // a set of slots, by index
 
+// `into` |= `from`.
+void add(Slots& into, const Slots& from) {
+  for (size_t k = 0; k < into.size(); ++k) into[k] = into[k] || from[k];
+}
+
 // A statement's child block, by reference: the regions' addresses name them.
 const json& child(const json& st, const char* key) {
   static const json kNone = json::array();
@@ -87,16 +92,14 @@ class Liveness {
       after.assign(count_, 0);  // nothing after it runs
     } else if (s == "if") {
       Slots both = live(child(st, "then"), after);
-      const Slots other = live(child(st, "else"), std::move(after));
-      for (size_t k = 0; k < count_; ++k) both[k] = both[k] || other[k];
+      add(both, live(child(st, "else"), std::move(after)));
       after = std::move(both);
     } else if (s == "at") {
       note_outputs(st, after);
       after = live(child(st, "body"), std::move(after));
     } else if (s == "launch") {
       // A chip launch runs its body on a copy of the frame: what it defines stays there.
-      const Slots body = live(child(st, "body"), Slots(count_, 0));
-      for (size_t k = 0; k < count_; ++k) after[k] = after[k] || body[k];
+      add(after, live(child(st, "body"), Slots(count_, 0)));
     } else if (s == "for") {
       const json& kind = child(st, "kind");
       if (kind == "parallel" || kind == "spmd") {
@@ -104,7 +107,7 @@ class Liveness {
         // one binds is read by no other and by nothing after the loop.
         Slots body = live(child(st, "body"), Slots(count_, 0));
         if (st.contains("var")) kill(body, st["var"]);
-        for (size_t k = 0; k < count_; ++k) after[k] = after[k] || body[k];
+        add(after, body);
       } else {
         after = loop_head(st, std::move(after));
       }
