@@ -28,8 +28,25 @@ std::string where(const DfxRun& run, int line) {
 struct Recorded {
   const std::vector<sim::TaskRecord>& tasks;
   const std::vector<sim::RecordedTensor>& tensors;
-  std::vector<TaskEdge> edges;
+  const std::vector<sim::SubmitRecord>& submits;
+  TaskGraph graph;
+  std::vector<TaskEdge> edges;  // between records: the graph's, a deps= edge from its predecessor's last block
 };
+
+// The name an edge's arrow carries: its tensor, or "deps=".
+std::string edge_name(const TaskEdge& e, const Recorded& rec) {
+  return e.explicit_dep ? "deps=" : rec.tensors[static_cast<size_t>(e.tensor)].name;
+}
+
+// A node's task name: its records', or the barrier's.
+const std::string& node_name(const TaskNode& n, const Recorded& rec) {
+  static const std::string dummy = "task_dummy";
+  return n.records.empty() ? dummy : *rec.tasks[n.records.front()].name;
+}
+
+int node_line(const TaskNode& n, const Recorded& rec) {
+  return n.submit ? n.submit->line : rec.tasks[n.records.front()].line;
+}
 
 // "FP32": a dtype as the DSL spells it (pl.FP32).
 std::string dtype_name(c10::ScalarType t) {
@@ -150,7 +167,7 @@ void trace_events(const DfxRun& run, const Recorded& rec, JsonObjectStream& even
   for (size_t e = 0; e < rec.edges.size(); ++e) {
     const auto& p = tasks[rec.edges[e].pred];
     const auto& s = tasks[rec.edges[e].succ];
-    const std::string name = rec.tensors[static_cast<size_t>(rec.edges[e].tensor)].name;
+    const std::string name = edge_name(rec.edges[e], rec);
     JsonText start, finish;
     start.field("name", name).field("cat", "dep").field("ph", "s").field("id", e);
     start.field("ts", us(p.start_ns)).field("pid", p.device).field("tid", p.lane);
@@ -212,33 +229,41 @@ void write_deps(const std::filesystem::path& path, const DfxRun& run, const Reco
     for (size_t k = 0; k < rec.tensors.size(); ++k) {
       const auto& t = rec.tensors[k];
       out.element({{"tensor_id", k}, {"name", t.name}, {"dtype", dtype_name(t.dtype)}, {"shape", t.shape},
-                   {"buffer_numel", t.numel}});
+                   {"buffer_numel", t.numel}, {"manual_dep", t.manual_dep}});
     }
     out.end_array();
     out.begin_array("tasks");
-    for (size_t k = 0; k < rec.tasks.size(); ++k) {
-      const auto& t = rec.tasks[k];
+    for (size_t k = 0; k < rec.graph.nodes.size(); ++k) {
+      const TaskNode& n = rec.graph.nodes[k];
       std::vector<std::string> args;
-      for (const auto& w : t.windows) args.push_back(window_text(w, rec).field("idx", args.size()).text());
+      for (const auto& w : n.args) args.push_back(window_text(w, rec).field("idx", args.size()).text());
+      const sim::SubmitRecord* s = n.submit;
       JsonText task;
       task.field("task_id", k)
-          .field("func_name", *t.name)
-          .field("source", where(run, t.line))
-          .field("device", t.device)
-          .field("scope", "auto")
+          .field("func_name", node_name(n, rec))
+          .field("source", where(run, node_line(n, rec)))
+          .field("device", s ? s->device : rec.tasks[n.records.front()].device)
+          .field("scope", s && s->manual ? "manual" : "auto")
+          .field("kind", !s || s->kind == sim::SubmitKind::Region ? "task"
+                         : s->kind == sim::SubmitKind::Launch     ? "spmd"
+                                                                  : "dummy")
+          .field("block_num", s ? s->block_num : 1)
           .raw("args", json_array(args));
       out.element(task);
     }
     out.end_array();
     out.begin_array("edges");
-    for (const auto& e : rec.edges) {
+    for (const auto& e : rec.graph.edges) {
       JsonText edge;
-      edge.field("pred", e.pred)
-          .field("succ", e.succ)
-          .field("source", "tensormap")
-          .field("overlap", e.covered ? "covered" : "other")
-          .field("tensor_id", e.tensor)
-          .field("tensor", rec.tensors[static_cast<size_t>(e.tensor)].name);
+      edge.field("pred", e.pred).field("succ", e.succ);
+      if (e.explicit_dep) {
+        edge.field("source", "explicit").field("arg", -1);
+      } else {
+        edge.field("source", "tensormap")
+            .field("overlap", e.covered ? "covered" : "other")
+            .field("tensor_id", e.tensor)
+            .field("tensor", rec.tensors[static_cast<size_t>(e.tensor)].name);
+      }
       out.element(edge);
     }
     out.end_array();
@@ -259,17 +284,21 @@ std::string dot_quoted(const std::string& s) {
   return out + "\"";
 }
 
-// The same graph for Graphviz: a node per task (name, number, source line), an edge per
-// dependency labelled with its tensor.
+// The same graph for Graphviz: a node per task (name, number, source line; an spmd launch
+// with its block count), an edge per dependency labelled with its tensor (deps= edges bold).
 std::string dot(const DfxRun& run, const Recorded& rec) {
   std::string out = "digraph " + dot_quoted(run.kernel) + " {\n  node [shape=box, fontname=\"monospace\"];\n";
-  for (size_t k = 0; k < rec.tasks.size(); ++k)
-    out += "  t" + std::to_string(k) + " [label=" +
-           dot_quoted("#" + std::to_string(k) + " " + *rec.tasks[k].name + "\n" + where(run, rec.tasks[k].line)) +
-           "];\n";
-  for (const auto& e : rec.edges)
+  for (size_t k = 0; k < rec.graph.nodes.size(); ++k) {
+    const TaskNode& n = rec.graph.nodes[k];
+    std::string label = "#" + std::to_string(k) + " " + node_name(n, rec);
+    if (n.submit && n.submit->kind == sim::SubmitKind::Launch) label += " x" + std::to_string(n.submit->block_num);
+    out += "  t" + std::to_string(k) + " [label=" + dot_quoted(label + "\n" + where(run, node_line(n, rec))) +
+           (n.records.empty() ? ", style=dashed" : "") + "];\n";
+  }
+  for (const auto& e : rec.graph.edges)
     out += "  t" + std::to_string(e.pred) + " -> t" + std::to_string(e.succ) + " [label=" +
-           dot_quoted(rec.tensors[static_cast<size_t>(e.tensor)].name) + (e.covered ? "" : ", style=dashed") + "];\n";
+           dot_quoted(edge_name(e, rec)) + (e.explicit_dep ? ", style=bold" : e.covered ? "" : ", style=dashed") +
+           "];\n";
   return out + "}\n";
 }
 
@@ -343,7 +372,19 @@ std::string pmu_csv(const DfxRun& run, const Recorded& rec) {
 
 // The files `run` asks for, of the tasks of one dispatch, in `dir`.
 std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, const DfxRun& run, Recorded rec) {
-  if (run.dep_gen) rec.edges = task_edges(rec.tasks, rec.tensors);
+  if (run.dep_gen) {
+    rec.graph = task_graph(rec.tasks, rec.submits, rec.tensors);
+    rec.edges = rec.graph.record_edges;
+    for (const auto& e : rec.graph.edges) {  // a deps= edge: from the last block to end to the first to start
+      const auto& pred = rec.graph.nodes[e.pred].records;
+      const auto& succ = rec.graph.nodes[e.succ].records;
+      if (!e.explicit_dep || pred.empty() || succ.empty()) continue;
+      const size_t last = *std::max_element(pred.begin(), pred.end(), [&](size_t a, size_t b) {
+        return rec.tasks[a].end_ns < rec.tasks[b].end_ns;
+      });
+      rec.edges.push_back({last, succ.front(), -1, false, true});
+    }
+  }
   std::vector<std::filesystem::path> written;
   if (run.swimlane_level > 0) {
     written.push_back(dir / "chip_swimlane_records.json");
@@ -373,27 +414,36 @@ std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, c
 
 std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
                                                      const std::vector<sim::TaskRecord>& tasks,
-                                                     const std::vector<sim::RecordedTensor>& tensors) {
+                                                     const std::vector<sim::RecordedTensor>& tensors,
+                                                     const std::vector<sim::SubmitRecord>& submits) {
   // An L3 program's chip launches each get their files in rank{r}/d{k}/ (the k-th launch on
   // rank r), as PyPTO's distributed runner lays them out; the swimlane of every rank is also
   // merged into one trace at the top.
   bool l3 = false;
   for (const auto& t : tasks) l3 = l3 || t.rank >= 0;
-  if (!l3) return write_set(dir, run, {tasks, tensors, {}});
-  std::map<std::pair<int, int>, std::vector<sim::TaskRecord>> launches;
+  if (!l3) return write_set(dir, run, {tasks, tensors, submits, {}, {}});
+  using Where = std::pair<int, int>;
+  std::map<Where, std::pair<std::vector<sim::TaskRecord>, std::vector<sim::SubmitRecord>>> launches;
   std::vector<sim::TaskRecord> host;
-  for (const auto& t : tasks) (t.rank >= 0 ? launches[{t.rank, t.launch}] : host).push_back(t);
+  std::vector<sim::SubmitRecord> host_submits;
+  for (const auto& t : tasks) (t.rank >= 0 ? launches[{t.rank, t.launch}].first : host).push_back(t);
+  for (const auto& s : submits)
+    if (s.rank < 0)
+      host_submits.push_back(s);
+    else if (auto it = launches.find({s.rank, s.launch}); it != launches.end())
+      it->second.second.push_back(s);
   std::vector<std::filesystem::path> written;
-  if (!host.empty()) written = write_set(dir, run, {host, tensors, {}});
+  if (!host.empty()) written = write_set(dir, run, {host, tensors, host_submits, {}, {}});
   for (auto& [where, group] : launches) {
     DfxRun chip = run;
-    chip.kernel = *group.front().program;
+    chip.kernel = *group.first.front().program;
     const auto dispatch_dir = dir / ("rank" + std::to_string(where.first)) / ("d" + std::to_string(where.second));
-    for (auto& path : write_set(dispatch_dir, chip, {group, tensors, {}})) written.push_back(path);
+    for (auto& path : write_set(dispatch_dir, chip, {group.first, tensors, group.second, {}, {}}))
+      written.push_back(path);
   }
   if (run.swimlane_level > 0) {
     written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
-    write_trace(written.back(), run, {tasks, tensors, {}});
+    write_trace(written.back(), run, {tasks, tensors, submits, {}, {}});
   }
   return written;
 }

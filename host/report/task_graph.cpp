@@ -1,6 +1,7 @@
 #include "report/task_graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -89,14 +90,16 @@ struct Writer {
 }  // namespace
 
 std::vector<TaskEdge> task_edges(const std::vector<sim::TaskRecord>& tasks,
-                                 const std::vector<sim::RecordedTensor>& tensors) {
+                                 const std::vector<sim::RecordedTensor>& tensors, const std::vector<bool>& untracked) {
   std::vector<std::vector<Writer>> live(tensors.size());  // per tensor: writes not yet covered
   std::vector<TaskEdge> edges;
   for (size_t succ = 0; succ < tasks.size(); ++succ) {
+    if (succ < untracked.size() && untracked[succ]) continue;
     std::map<std::pair<size_t, int>, bool> found;  // (pred, tensor) -> covered
     std::vector<std::pair<int, Region>> writes;
     for (const auto& w : tasks[succ].windows) {
       const auto& t = tensors[static_cast<size_t>(w.tensor)];
+      if (t.manual_dep) continue;
       Region r = region_of(w, t);
       for (const auto& p : live[static_cast<size_t>(w.tensor)]) {
         if (p.task == succ || !overlaps(p.region, r, t)) continue;
@@ -105,7 +108,7 @@ std::vector<TaskEdge> task_edges(const std::vector<sim::TaskRecord>& tasks,
       }
       if (w.write) writes.push_back({w.tensor, std::move(r)});
     }
-    for (const auto& [key, covered] : found) edges.push_back({key.first, succ, key.second, covered});
+    for (const auto& [key, covered] : found) edges.push_back({key.first, succ, key.second, covered, false});
     for (auto& write : writes) {  // (not a structured binding: clang 14 cannot capture one)
       const Region& r = write.second;
       auto& list = live[static_cast<size_t>(write.first)];
@@ -115,6 +118,132 @@ std::vector<TaskEdge> task_edges(const std::vector<sim::TaskRecord>& tasks,
     }
   }
   return edges;
+}
+
+namespace {
+
+// The smallest window holding `windows` (of one tensor): a box of its shape when they all
+// are, else the span of storage they cover.
+sim::TaskWindow hull(const std::vector<const sim::TaskWindow*>& windows, const sim::RecordedTensor& t) {
+  sim::TaskWindow out;
+  out.tensor = windows.front()->tensor;
+  out.write = windows.front()->write;
+  std::vector<Region> regions;
+  bool boxes = true;
+  for (const auto* w : windows) {
+    regions.push_back(region_of(*w, t));
+    boxes = boxes && regions.back().box;
+  }
+  if (boxes) {
+    std::vector<int64_t> lo = regions.front().lo, hi = regions.front().hi;
+    for (const auto& r : regions)
+      for (size_t k = 0; k < lo.size(); ++k) {
+        lo[k] = std::min(lo[k], r.lo[k]);
+        hi[k] = std::max(hi[k], r.hi[k]);
+      }
+    out.strides.assign(t.shape.size(), 1);
+    for (size_t k = t.shape.size(); k-- > 1;) out.strides[k - 1] = out.strides[k] * t.shape[k];
+    for (size_t k = 0; k < lo.size(); ++k) {
+      out.start_offset += lo[k] * out.strides[k];
+      out.shape.push_back(hi[k] - lo[k]);
+    }
+    return out;
+  }
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& r : regions) {
+    const auto [a, b] = flat(r, t);
+    lo = std::min(lo, a);
+    hi = std::max(hi, b);
+  }
+  out.start_offset = lo;
+  out.shape = {hi - lo};
+  out.strides = {1};
+  return out;
+}
+
+std::vector<sim::TaskWindow> launch_args(const std::vector<sim::TaskRecord>& tasks, const std::vector<size_t>& records,
+                                         const std::vector<sim::RecordedTensor>& tensors) {
+  std::vector<std::pair<std::pair<int, bool>, std::vector<const sim::TaskWindow*>>> groups;  // by first use
+  for (const size_t r : records)
+    for (const auto& w : tasks[r].windows) {
+      const std::pair<int, bool> key{w.tensor, w.write};
+      auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+      it->second.push_back(&w);
+    }
+  std::vector<sim::TaskWindow> args;
+  for (const auto& g : groups) args.push_back(hull(g.second, tensors[static_cast<size_t>(g.first.first)]));
+  return args;
+}
+
+}  // namespace
+
+TaskGraph task_graph(const std::vector<sim::TaskRecord>& tasks, const std::vector<sim::SubmitRecord>& submits,
+                     const std::vector<sim::RecordedTensor>& tensors) {
+  TaskGraph g;
+  std::map<int64_t, const sim::SubmitRecord*> by_id;
+  std::map<int64_t, size_t> node_of_id;
+  for (const auto& s : submits) {
+    by_id[s.id] = &s;
+    if (s.kind == sim::SubmitKind::Join) continue;
+    node_of_id[s.id] = g.nodes.size();
+    g.nodes.push_back({&s, {}, {}});
+  }
+  // Each node's records by start; a record that names no submit is a node of its own.
+  std::vector<size_t> node_of_record(tasks.size());
+  std::vector<bool> untracked(tasks.size(), false);
+  for (size_t r = 0; r < tasks.size(); ++r) {
+    auto it = node_of_id.find(tasks[r].submit);
+    if (it == node_of_id.end()) {
+      node_of_record[r] = g.nodes.size();
+      g.nodes.push_back({nullptr, {r}, tasks[r].windows});
+      continue;
+    }
+    node_of_record[r] = it->second;
+    g.nodes[it->second].records.push_back(r);
+    untracked[r] = g.nodes[it->second].submit->manual;
+  }
+  for (auto& n : g.nodes)
+    if (n.submit) n.args = n.records.size() == 1 ? tasks[n.records[0]].windows : launch_args(tasks, n.records, tensors);
+
+  g.record_edges = task_edges(tasks, tensors, untracked);
+  std::map<std::tuple<size_t, size_t, int>, size_t> seen;  // (succ, pred, tensor) -> edge
+  std::vector<TaskEdge> edges;
+  const auto add = [&](size_t pred, size_t succ, int tensor, bool covered, bool explicit_dep) {
+    if (pred == succ) return;
+    auto [it, fresh] = seen.try_emplace({succ, pred, tensor}, edges.size());
+    if (fresh)
+      edges.push_back({pred, succ, tensor, covered, explicit_dep});
+    else
+      edges[it->second].covered = edges[it->second].covered && covered;
+  };
+  for (const auto& e : g.record_edges)
+    add(node_of_record[e.pred], node_of_record[e.succ], e.tensor, e.covered, false);
+  for (size_t succ = 0; succ < g.nodes.size(); ++succ) {
+    if (!g.nodes[succ].submit) continue;
+    // A join's ids are each iteration's task (they may be joins too).
+    std::vector<int64_t> ids = g.nodes[succ].submit->deps;
+    std::set<int64_t> expanded;
+    while (!ids.empty()) {
+      const int64_t id = ids.back();
+      ids.pop_back();
+      if (!expanded.insert(id).second) continue;
+      auto s = by_id.find(id);
+      if (s == by_id.end()) continue;  // not a task of this dispatch
+      if (s->second->kind == sim::SubmitKind::Join) {
+        ids.insert(ids.end(), s->second->deps.begin(), s->second->deps.end());
+        continue;
+      }
+      auto pred = node_of_id.find(id);
+      if (pred != node_of_id.end()) add(pred->second, succ, -1, false, true);
+    }
+  }
+  // Node numbers by submission; edges by successor, then predecessor, then tensor.
+  std::sort(edges.begin(), edges.end(), [](const TaskEdge& a, const TaskEdge& b) {
+    return std::tie(a.succ, a.pred, a.explicit_dep, a.tensor) < std::tie(b.succ, b.pred, b.explicit_dep, b.tensor);
+  });
+  g.edges = std::move(edges);
+  return g;
 }
 
 }  // namespace pypto_golden

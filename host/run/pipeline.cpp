@@ -372,7 +372,8 @@ RunOutcome run_pipeline(const RunRequest& req) {
       if (dfx.dump_args == 1 && !any_window_dumped(tasks))
         log.line("[RUN]   dfx: enable_dump_args=1 dumps the tensors marked with pl.dump_tag or dumps=, and no task "
                  "read or wrote one: nothing dumped (2 dumps every task's windows, 3 their metadata)");
-      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, tasks, recorder->tensors()))
+      for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, tasks, recorder->tensors(),
+                                                recorder->submits()))
         log.line("[RUN]   dfx: " + path.string());
       if (dfx.swimlane_level > 0 && html_report_requested()) keep_swimlane(record, tasks);
     }

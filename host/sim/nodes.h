@@ -20,6 +20,7 @@ struct Frame {
   std::vector<Value> slots;
   std::vector<int> active_loop_vars;  // innermost last; named in error messages
   bool in_parallel = false;           // inside an iteration of a pl.parallel / pl.spmd loop
+  int64_t launch = 0;  // the spmd launch whose block this iteration runs (task graph recorded), else 0
   bool returned = false;
   Value return_value;
 };

@@ -101,6 +101,18 @@ class Loader {
     Loader& loader;
   };
 
+  // A submitted task's fields (IR.md): "tid", the slot its id is bound to; "deps", the
+  // deps= expressions; "manual", whether a pl.manual_scope holds it.
+  template <typename Task>
+  void task_fields(const json& s, Task& task) {
+    std::vector<ExprPtr> deps;
+    if (s.contains("deps")) {
+      if (!s["deps"].is_array()) fail(where_ + "'deps' must be a list of expressions");
+      for (const auto& d : s["deps"]) deps.push_back(expr(d));
+    }
+    task.set_task(s.contains("tid") ? slot(s["tid"]) : -1, std::move(deps), s.value("manual", false));
+  }
+
   int slot(const json& v) const {
     int s = integer(v, "slot");
     if (s < 0 || s >= num_slots_) fail(where_ + "slot " + std::to_string(s) + " is out of range");
@@ -185,9 +197,19 @@ class Loader {
       // "ordered": a parallel loop whose iterations are linked through an array (one reads
       // what another writes, e.g. a TASK_ID array feeding deps=): they run one after another.
       const bool ordered = s.value("ordered", false);
-      return std::make_unique<ForStmt>(line, k->second, slot(need(s, "var")), expr(need(s, "start")),
-                                       expr(need(s, "stop")), expr(need(s, "step")), block(need(s, "body")),
-                                       ordered);
+      auto loop = std::make_unique<ForStmt>(line, k->second, slot(need(s, "var")), expr(need(s, "start")),
+                                            expr(need(s, "stop")), expr(need(s, "step")), block(need(s, "body")),
+                                            ordered);
+      task_fields(s, *loop);
+      if (s.contains("joins")) {
+        std::vector<std::pair<int, int64_t>> joins;
+        for (const auto& j : s["joins"]) {
+          if (!j.is_array() || j.size() != 2) fail(where_ + "'joins' must be a list of [slot, task id] pairs");
+          joins.emplace_back(slot(j[0]), integer64(j[1], "joins[][1]"));
+        }
+        loop->set_joins(std::move(joins));
+      }
+      return loop;
     }
     if (kind == "at") {
       const json& name = s.contains("name") ? s["name"] : json();
@@ -204,6 +226,7 @@ class Loader {
         for (const auto& v : s["dumps"]) dumps.push_back(slot(v));
       }
       auto at = std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")), std::move(dumps));
+      task_fields(s, *at);
       regions_made_.push_back({&s, at.get()});
       return at;
     }

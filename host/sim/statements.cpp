@@ -3,8 +3,10 @@
 #include "sim/comm/comm_domain.h"
 #include "sim/device.h"
 #include "sim/expressions.h"
+#include "sim/hot_thread_local.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
+#include "sim/task_ids.h"
 #include "sim/task_progress.h"
 #include "sim/task_recorder.h"
 #include "sim/task_windows.h"
@@ -38,30 +40,48 @@ std::string loop_context(const Frame& frame) {
 void AtStmt::exec(Frame& frame) const {
   const int device = frame.device ? frame.device->id() : 0;
   TaskRecorder* recorder = frame.device ? frame.device->recorder() : nullptr;
-  if (!recorder) {
+  if (recorder) {
+    run_recorded(frame, *recorder);
+  } else {
+    if (!deps_.empty()) evaluate_deps(deps_, frame);  // bounds-checks its array reads
     run_block(body_, frame);
-    count_task(device);
-    return;
   }
-  thread_local int depth = 0;  // regions nested in one on this thread
-  const TaskRecorder::Start start{recorder->now(), frame.device->live_bytes()};
+  count_task(device);
+}
+
+void AtStmt::run_recorded(Frame& frame, TaskRecorder& recorder) const {
+  PYPTO_HOT_THREAD_LOCAL int depth = 0;  // regions nested in one on this thread
+  const int device = frame.device->id();
+  const TaskRecorder::Start start{recorder.now(), frame.device->live_bytes()};
   struct Nest {
     Nest() { ++depth; }
     ~Nest() { --depth; }
   };
-  uint32_t first_window = 0;
-  if (recorder->windows()) {
-    TaskWindowScope windows(*recorder, frame, depth, dumps_);
-    first_window = windows.first_window();
-    Nest nest;
-    run_block(body_, frame);
-    if (!outputs_.empty()) windows.note_outputs(outputs_);
-  } else {
+  if (!recorder.windows()) {
+    if (!deps_.empty()) evaluate_deps(deps_, frame);  // bounds-checks its array reads
+    {
+      Nest nest;
+      run_block(body_, frame);
+    }
+    recorder.record(name_, line(), device, start, frame.device->live_bytes(), depth, 0, {});
+    return;
+  }
+  // A block of an spmd launch runs the launch's task; a region inside it is a task of its own.
+  TaskRecorder::Submit submit{frame.launch, manual_, nullptr};
+  LaunchScope in_region(frame, 0);
+  std::vector<int64_t> deps;
+  if (!deps_.empty()) {
+    deps = evaluate_deps(deps_, frame);
+    submit.deps = &deps;
+  }
+  TaskWindowScope windows(recorder, frame, depth, dumps_);
+  {
     Nest nest;
     run_block(body_, frame);
   }
-  recorder->record(name_, line(), device, start, frame.device->live_bytes(), depth, first_window);
-  count_task(device);
+  if (!outputs_.empty()) windows.note_outputs(outputs_);
+  const int64_t id = windows.record(name_, line(), device, start, frame.device->live_bytes(), submit);
+  if (tid_ >= 0) frame.slots[static_cast<size_t>(tid_)] = Value::from_int(id);  // for later tasks' deps=
 }
 
 void Stmt::run(Frame& frame) const {
@@ -139,6 +159,25 @@ ForStmt::ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, 
   if (!phase_ends_.empty()) phase_ends_.push_back(body_.size());
 }
 
+void ForStmt::set_task(int tid, std::vector<ExprPtr> deps, bool manual) {
+  tid_ = tid;
+  deps_ = std::move(deps);
+  manual_ = manual;
+}
+
+int64_t ForStmt::submit_launch(Frame& frame, int64_t trips) const {
+  if (kind_ != LoopKind::Spmd) return 0;
+  TaskRecorder* recorder = graph_recorder(frame);
+  if (!recorder) {
+    if (!deps_.empty()) evaluate_deps(deps_, frame);  // bounds-checks its array reads
+    return 0;
+  }
+  const int64_t id = recorder->submit(SubmitKind::Launch, line(), frame.device->id(), trips, manual_,
+                                      evaluate_deps(deps_, frame));
+  if (tid_ >= 0) frame.slots[static_cast<size_t>(tid_)] = Value::from_int(id);
+  return id;
+}
+
 // The variables of one iteration of a parallel / spmd loop: its own copy of the frame's,
 // with the loop variable set to `index`.
 Frame ForStmt::iteration_frame(const Frame& frame, int64_t index) const {
@@ -151,7 +190,7 @@ Frame ForStmt::iteration_frame(const Frame& frame, int64_t index) const {
 
 // Each phase runs for every iteration before the next starts; an iteration keeps its own
 // variables from one phase to the next.
-void ForStmt::run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips) const {
+void ForStmt::run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips, TaskIdJoins& joins) const {
   std::vector<Frame> locals;
   locals.reserve(static_cast<size_t>(trips));
   for (int64_t k = 0; k < trips; ++k) locals.push_back(iteration_frame(frame, start + k * step));
@@ -170,6 +209,7 @@ void ForStmt::run_phases(Frame& frame, int64_t start, int64_t step, int64_t trip
     }
     begin = end + 1;  // past the barrier
   }
+  for (int64_t k = 0; k < trips; ++k) joins.collect(k, locals[static_cast<size_t>(k)]);
 }
 
 void ForStmt::exec(Frame& frame) const {
@@ -182,24 +222,29 @@ void ForStmt::exec(Frame& frame) const {
   if (step < 0 && stop < start) trips = (start - stop + (-step) - 1) / (-step);
   const size_t var = static_cast<size_t>(var_);
 
-  if ((kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) && !phase_ends_.empty()) {
-    run_phases(frame, start, step, trips);
-    return;
-  }
   if (kind_ == LoopKind::Parallel || kind_ == LoopKind::Spmd) {
-    auto iteration = [&](int64_t k) {
-      check_interrupt();
-      Frame local = iteration_frame(frame, start + k * step);
-      run_block(body_, local);
-    };
-    if (ordered_) {
-      // Iterations linked through an array run one after another, so a dependency of one
-      // on an earlier one is met.
-      for (int64_t k = 0; k < trips; ++k) iteration(k);
-      return;
+    // The launch's id reaches its blocks through their frames (iteration_frame).
+    LaunchScope launch(frame, kind_ == LoopKind::Spmd ? submit_launch(frame, trips) : frame.launch);
+    TaskIdJoins joins(joins_, frame, trips);
+    if (!phase_ends_.empty()) {
+      run_phases(frame, start, step, trips, joins);
+    } else {
+      auto iteration = [&](int64_t k) {
+        check_interrupt();
+        Frame local = iteration_frame(frame, start + k * step);
+        run_block(body_, local);
+        joins.collect(k, local);
+      };
+      if (ordered_) {
+        // Iterations linked through an array run one after another, so a dependency of one
+        // on an earlier one is met.
+        for (int64_t k = 0; k < trips; ++k) iteration(k);
+      } else {
+        Device& device = *frame.device;
+        device.pool().parallel_for(trips, iteration, device.iteration_order(trips));
+      }
     }
-    Device& device = *frame.device;
-    device.pool().parallel_for(trips, iteration, device.iteration_order(trips));
+    joins.bind(frame, line());
     return;
   }
 

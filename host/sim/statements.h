@@ -4,10 +4,15 @@
 #include "sim/nodes.h"
 #include "sim/window.h"
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pypto_golden::sim {
+
+class TaskRecorder;
+class TaskIdJoins;
 
 enum class LoopKind { Range, Parallel, Unroll, Pipeline, Spmd };
 
@@ -28,19 +33,30 @@ class ForStmt : public Stmt {
   // `ordered`: a parallel / spmd loop whose iterations must still run in order (see IR.md).
   ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, ExprPtr step, Block body,
           bool ordered = false);
+  // A pl.spmd launch as a task (sim/task_ids.h): the slot its id is bound to (-1: none),
+  // its deps= and whether a pl.manual_scope holds it.
+  void set_task(int tid, std::vector<ExprPtr> deps, bool manual);
+  // Task ids the iterations bind to names read after the loop (slot, id when not recorded).
+  void set_joins(std::vector<std::pair<int, int64_t>> joins) { joins_ = std::move(joins); }
 
  protected:
   void exec(Frame& frame) const override;
 
  private:
   Frame iteration_frame(const Frame& frame, int64_t index) const;
-  void run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips) const;
+  void run_phases(Frame& frame, int64_t start, int64_t step, int64_t trips, TaskIdJoins& joins) const;
+  // A launch's id, bound to its tid slot (0 when the graph is not recorded).
+  int64_t submit_launch(Frame& frame, int64_t trips) const;
 
   LoopKind kind_;
   int var_;
   ExprPtr start_, stop_, step_;
   Block body_;
   bool ordered_;
+  int tid_ = -1;
+  std::vector<ExprPtr> deps_;
+  bool manual_ = false;
+  std::vector<std::pair<int, int64_t>> joins_;
   // Parallel / spmd loops with top-level barriers: where each phase of the body ends (the
   // indices of the barriers, then the body's size); empty without barriers.
   std::vector<size_t> phase_ends_;
@@ -80,15 +96,27 @@ class AtStmt : public Stmt {
   // The slots the region defines that are read after it ends (sim/region_outputs.h): the
   // tiles it hands on, which the task graph records as its outputs.
   void set_outputs(std::vector<int> slots) { outputs_ = std::move(slots); }
+  // The region as a submitted task (sim/task_ids.h): the slot its id is bound to (-1: none),
+  // its deps= and whether a pl.manual_scope holds it.
+  void set_task(int tid, std::vector<ExprPtr> deps, bool manual) {
+    tid_ = tid;
+    deps_ = std::move(deps);
+    manual_ = manual;
+  }
 
  protected:
   void exec(Frame& frame) const override;
 
  private:
+  void run_recorded(Frame& frame, TaskRecorder& recorder) const;
+
   std::string name_;
   Block body_;
   std::vector<int> dumps_;
   std::vector<int> outputs_;
+  int tid_ = -1;
+  std::vector<ExprPtr> deps_;
+  bool manual_ = false;
 };
 
 class AssignStmt : public Stmt {

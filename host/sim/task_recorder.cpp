@@ -1,5 +1,6 @@
 #include "sim/task_recorder.h"
 
+#include "sim/hot_thread_local.h"
 #include "sim/strided_view.h"
 
 #include <algorithm>
@@ -17,14 +18,14 @@ struct LaneCache {
   uint64_t serial = 0;
   void* lane = nullptr;
 };
-thread_local LaneCache cache;
+PYPTO_HOT_THREAD_LOCAL LaneCache cache;
 
 // The chip launch this thread runs (ChipLaunchScope).
 struct Launch {
   int rank = -1, index = 0;
   const std::string* program = nullptr;
 };
-thread_local Launch current_launch;
+PYPTO_HOT_THREAD_LOCAL Launch current_launch;
 
 // A tensor that is its whole storage, contiguous from its start: its shape names the buffer.
 bool is_whole(const at::Tensor& t) {
@@ -56,18 +57,81 @@ TaskRecorder::Lane& TaskRecorder::lane() {
   return *lanes_.back();
 }
 
-void TaskRecorder::record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
-                          uint32_t first_window) {
+int64_t TaskRecorder::record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
+                             uint32_t first_window, const Submit& submit) {
+  return record_in(lane(), name, line, device, start, end_bytes, depth, first_window, submit);
+}
+
+int64_t TaskRecorder::record_in(Lane& l, const std::string& name, int line, int device, Start start, int64_t end_bytes,
+                                int depth, uint32_t first_window, const Submit& submit) {
   const int64_t end = now();
-  Lane& l = lane();
   if (payloads_ != Payloads::None)  // what the task wrote, now that it has ended
     for (size_t w = first_window; w < l.windows.size(); ++w)
       if (l.windows[w].write && l.windows[w].depth == depth && l.windows[w].payload >= 0) {
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
+  const bool own = windows_ && submit.launch == 0;
+  const int64_t id = own ? new_id(l) : submit.launch;
+  const auto first_dep = static_cast<uint32_t>(l.deps.size());
+  if (own && submit.deps)
+    for (const int64_t d : *submit.deps) l.deps.push_back(d);
   l.tasks.push_back({&name, current_launch.program, start.ticks, end, start.bytes, end_bytes, line, device, depth,
-                     current_launch.rank, current_launch.index, first_window, static_cast<uint32_t>(l.windows.size())});
+                     current_launch.rank, current_launch.index, first_window, static_cast<uint32_t>(l.windows.size()), id,
+                     first_dep, static_cast<uint32_t>(l.deps.size()), own, submit.manual});
+  return id;
+}
+
+int64_t TaskRecorder::new_id(Lane& l) { return (static_cast<int64_t>(l.id) + 1) << 32 | l.next_id++; }
+
+int64_t TaskRecorder::submit(SubmitKind kind, int line, int device, int64_t block_num, bool manual,
+                             const std::vector<int64_t>& deps) {
+  Lane& l = lane();
+  const int64_t id = new_id(l);
+  const auto first = static_cast<uint32_t>(l.deps.size());
+  for (const int64_t d : deps) l.deps.push_back(d);
+  l.submits.push_back({id, now(), block_num, line, device, current_launch.rank, current_launch.index, first,
+                       static_cast<uint32_t>(l.deps.size()), kind, manual});
+  return id;
+}
+
+void TaskRecorder::mark_manual_dep(const at::Tensor& t) {
+  if (!storage_start(t)) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  manual_dep_.push_back(t.storage());
+}
+
+bool TaskRecorder::is_manual_dep(const void* data) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& s : manual_dep_)
+    if (s.data() == data) return true;
+  return false;
+}
+
+std::vector<SubmitRecord> TaskRecorder::submits() const {
+  const double ns_per_tick = clock_.ns_per_tick();
+  std::vector<SubmitRecord> all;
+  for (const auto& lp : lanes_) {
+    const Lane& l = *lp;
+    for (size_t k = 0; k < l.submits.size(); ++k) {
+      const LaneSubmit& s = l.submits[k];
+      SubmitRecord r{s.id, s.kind, s.line, s.device, static_cast<int64_t>(static_cast<double>(s.ticks) * ns_per_tick),
+                     s.block_num, s.manual, {}, s.rank, s.launch};
+      for (uint32_t d = s.first_dep; d < s.end_dep; ++d) r.deps.push_back(l.deps[d]);
+      all.push_back(std::move(r));
+    }
+    for (size_t k = 0; k < l.tasks.size(); ++k) {  // regions: submitted when they started
+      const LaneTask& t = l.tasks[k];
+      if (!t.own_submit) continue;
+      SubmitRecord r{t.submit, SubmitKind::Region, t.line, t.device,
+                     static_cast<int64_t>(static_cast<double>(t.start_ticks) * ns_per_tick), 1, t.manual, {}, t.rank,
+                     t.launch};
+      for (uint32_t d = t.first_dep; d < t.end_dep; ++d) r.deps.push_back(l.deps[d]);
+      all.push_back(std::move(r));
+    }
+  }
+  std::stable_sort(all.begin(), all.end(), [](const SubmitRecord& a, const SubmitRecord& b) { return a.at_ns < b.at_ns; });
+  return all;
 }
 
 uint32_t TaskRecorder::lane_tensor(Lane& l, const at::Tensor& base, const at::Tensor& held, const std::string& name,
@@ -78,7 +142,8 @@ uint32_t TaskRecorder::lane_tensor(Lane& l, const at::Tensor& base, const at::Te
   if (tensor == l.tensors.size()) {  // the lane's first window of this tensor
     // The slot may hold another value by now; the tensor it held named this storage.
     const at::Tensor& whole = storage_start(held) == data ? held : base;
-    RecordedTensor info{name, whole.scalar_type(), {}, static_cast<int64_t>(base.storage().nbytes() / base.element_size())};
+    RecordedTensor info{name, whole.scalar_type(), {}, static_cast<int64_t>(base.storage().nbytes() / base.element_size()),
+                        is_manual_dep(data)};
     if (is_whole(whole))
       info.shape = whole.sizes().vec();
     else
@@ -159,7 +224,7 @@ std::vector<TaskRecord> TaskRecorder::tasks() const {
     for (size_t k = 0; k < l.tasks.size(); ++k) {
       const LaneTask& t = l.tasks[k];
       all.push_back({t.name, t.line, t.device, l.id, ns(t.start_ticks), ns(t.end_ticks), t.start_bytes, t.end_bytes, t.depth, t.rank,
-                     t.launch, t.program, {}});
+                     t.launch, t.program, {}, t.submit});
       for (uint32_t w = t.first_window; w < t.end_window; ++w) {
         const Window& win = l.windows[w];
         if (win.depth != t.depth) continue;  // a nested task's own

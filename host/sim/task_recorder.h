@@ -34,6 +34,7 @@ struct RecordedTensor {
   c10::ScalarType dtype = c10::kFloat;
   std::vector<int64_t> shape;  // the variable's shape; [numel] when it was a view of a larger buffer
   int64_t numel = 0;           // elements of its storage
+  bool manual_dep = false;     // made by pl.create_tensor(..., manual_dep=True): no edges from its windows
 };
 
 // One window a task read or wrote, as a strided view of the tensor's storage.
@@ -43,6 +44,24 @@ struct TaskWindow {
   int64_t start_offset = 0;  // elements from the storage's start
   std::vector<int64_t> shape, strides;
   at::Tensor data;  // with payloads on: what was read (when read) or written (at the task's end)
+};
+
+// A task as PyPTO submits it, for the task graph (recorded with windows on): a region, an
+// spmd launch (its blocks are the TaskRecords that name it), a pl.system.task_dummy barrier,
+// or a join: the task ids the iterations of a pl.parallel loop bound to one name, which a
+// later deps= means all of (not a task: an edge from it is one from each).
+enum class SubmitKind : uint8_t { Region, Launch, Dummy, Join };
+struct SubmitRecord {
+  int64_t id = 0;  // the task id the kernel saw: (lane + 1) << 32 | the lane's count
+  SubmitKind kind = SubmitKind::Region;
+  int line = 0;
+  int device = 0;
+  int64_t at_ns = 0;  // when it was submitted
+  int64_t block_num = 1;
+  bool manual = false;         // submitted in a pl.manual_scope: no edges from its windows
+  std::vector<int64_t> deps;   // deps= (Join: the iterations' ids), "no task" left out
+  int rank = -1;               // as TaskRecord's
+  int launch = 0;
 };
 
 struct TaskRecord {
@@ -61,6 +80,7 @@ struct TaskRecord {
   int launch = 0;
   const std::string* program = nullptr;
   std::vector<TaskWindow> windows;  // in the order the task touched them (with windows on)
+  int64_t submit = 0;  // the SubmitRecord it ran (with windows on), else 0
 };
 
 // Marks the tasks this thread records while it lives as those of one chip launch.
@@ -98,8 +118,25 @@ class TaskRecorder {
   // A region called `name` at `line` that ran on this thread from `start` to now, when its
   // device had `end_bytes` of memory in use. Each thread appends to its own lane: no lock
   // after a thread's first task.
-  void record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
-              uint32_t first_window = 0);
+  // With windows on, `submit` says what it ran: a block of the launch `launch` (not 0), else
+  // a region submitted when it started (its deps= and whether a manual scope holds it);
+  // returns the region's fresh id (the launch's for a block), 0 with windows off.
+  struct Submit {
+    int64_t launch = 0;
+    bool manual = false;
+    const std::vector<int64_t>* deps = nullptr;
+  };
+  int64_t record(const std::string& name, int line, int device, Start start, int64_t end_bytes, int depth,
+                 uint32_t first_window, const Submit& submit);
+  // A launch, barrier or join submitted on this thread (with windows on): its id, fresh and
+  // never -1 ("no task").
+  int64_t submit(SubmitKind kind, int line, int device, int64_t block_num, bool manual,
+                 const std::vector<int64_t>& deps);
+  // Every submit, by time; call once the dispatch has ended.
+  std::vector<SubmitRecord> submits() const;
+  // `t`'s storage belongs to a tensor made with pl.create_tensor(..., manual_dep=True): the
+  // task graph leaves its windows out, as PyPTO's runtime leaves them out of its tensor map.
+  void mark_manual_dep(const at::Tensor& t);
   // Every task, by start time, with its windows; call once the dispatch has ended (no
   // thread still recording).
   std::vector<TaskRecord> tasks() const;
@@ -109,6 +146,9 @@ class TaskRecorder {
  private:
   friend class TaskWindowScope;  // holds its thread's lane for the task's windows
   struct Lane;
+  // record() on `lane`, this thread's.
+  int64_t record_in(Lane& lane, const std::string& name, int line, int device, Start start, int64_t end_bytes,
+                    int depth, uint32_t first_window, const Submit& submit);
 
   // A lane's records are compact (24 and 80 bytes): a recorder of a million tasks writes
   // hundreds of MB, and every fresh page it faults in costs the dispatch.
@@ -127,6 +167,16 @@ class TaskRecorder {
     int64_t start_ticks, end_ticks, start_bytes, end_bytes;
     int32_t line, device, depth, rank, launch;
     uint32_t first_window, end_window;
+    int64_t submit;              // its id (own_submit) or its launch's
+    uint32_t first_dep, end_dep; // own_submit: its deps= in the lane's deps
+    bool own_submit, manual;
+  };
+  struct LaneSubmit {
+    int64_t id, ticks, block_num;
+    int32_t line, device, rank, launch;
+    uint32_t first_dep, end_dep;
+    SubmitKind kind;
+    bool manual;
   };
   struct LaneTensor {
     const void* data;
@@ -173,6 +223,9 @@ class TaskRecorder {
     int id = 0;
     ScopeLists scopes;
     ChunkedList<LaneTask, 1024> tasks;
+    ChunkedList<LaneSubmit, 1024> submits;  // launches, barriers, joins (a region's is its task)
+    ChunkedList<int64_t> deps;  // the submits' deps, side by side
+    uint32_t next_id = 0;       // of the lane's submits
     ChunkedList<Window> windows;
     ChunkedList<int64_t> dims;  // a window's shape then strides, side by side
     uint32_t last_dims = 0;     // the last window's, where it is, and its rank (0: none yet)
@@ -182,6 +235,8 @@ class TaskRecorder {
     std::vector<at::Tensor> payloads;  // a read's copy; a write's view until its task ends, then its copy
   };
   Lane& lane();
+  static int64_t new_id(Lane& l);
+  bool is_manual_dep(const void* data);
   // The recorder-wide index of each tensor, per lane and lane tensor.
   std::vector<std::vector<int>> tensor_ids(std::vector<RecordedTensor>* tensors) const;
 
@@ -191,6 +246,7 @@ class TaskRecorder {
   Payloads payloads_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Lane>> lanes_;
+  std::vector<c10::Storage> manual_dep_;  // kept: no other tensor takes their addresses
 };
 
 }  // namespace pypto_golden::sim

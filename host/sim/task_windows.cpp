@@ -1,5 +1,6 @@
 #include "sim/task_windows.h"
 
+#include "sim/hot_thread_local.h"
 #include "sim/nodes.h"
 #include "sim/task_recorder.h"
 
@@ -11,7 +12,7 @@ namespace {
 // Up to this many outside tensors a task's windows are looked up by a scan, not a sort.
 constexpr std::ptrdiff_t kLinearSearch = 16;
 
-thread_local TaskWindowScope* open_scope = nullptr;
+PYPTO_HOT_THREAD_LOCAL TaskWindowScope* open_scope = nullptr;
 
 const void* storage_of(const Value& v) {
   return v.kind == Value::Kind::Tensor ? storage_start(v.tensor) : nullptr;

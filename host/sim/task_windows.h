@@ -28,6 +28,11 @@ class TaskWindowScope {
   TaskWindowScope& operator=(const TaskWindowScope&) = delete;
 
   uint32_t first_window() const { return first_; }
+  // TaskRecorder::record() of the task, on the lane the scope holds (active scopes only).
+  int64_t record(const std::string& name, int line, int device, TaskRecorder::Start start, int64_t end_bytes,
+                 const TaskRecorder::Submit& submit) {
+    return recorder_.record_in(*lane_, name, line, device, start, end_bytes, depth_, first_, submit);
+  }
   // When the task's body has run: the tiles it made and hands on, held by `slots` (the
   // region's outputs, sim/region_outputs.h), each recorded as a whole window it wrote. A
   // slot that holds an outside tensor (a parameter, a view of one) is left out: its writes

@@ -98,3 +98,82 @@ TEST_CASE("empty windows touch nothing") {
   const std::vector<TaskRecord> tasks = {task({box(0, true, 0, 0, 16, 16)}), task({box(0, false, 0, 0, 0, 16)})};
   CHECK(edges_of(tasks, kTwo).empty());
 }
+
+namespace {
+
+using pypto_golden::task_graph;
+using pypto_golden::TaskGraph;
+using pypto_golden::sim::SubmitKind;
+using pypto_golden::sim::SubmitRecord;
+
+SubmitRecord submit(int64_t id, SubmitKind kind, std::vector<int64_t> deps = {}, bool manual = false,
+                    int64_t blocks = 1) {
+  SubmitRecord s;
+  s.id = id;
+  s.kind = kind;
+  s.block_num = blocks;
+  s.manual = manual;
+  s.deps = std::move(deps);
+  return s;
+}
+
+TaskRecord ran(int64_t submit, std::vector<TaskWindow> windows) {
+  TaskRecord t = task(std::move(windows));
+  t.submit = submit;
+  return t;
+}
+
+// (pred, succ, tensor, explicit) of the graph's edges between nodes.
+std::vector<std::tuple<size_t, size_t, int, bool>> node_edges(const TaskGraph& g) {
+  std::vector<std::tuple<size_t, size_t, int, bool>> out;
+  for (const TaskEdge& e : g.edges) out.emplace_back(e.pred, e.succ, e.tensor, e.explicit_dep);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an spmd launch is one node: its blocks' windows as one window per tensor and direction") {
+  const std::vector<SubmitRecord> submits = {submit(10, SubmitKind::Launch, {}, false, 2),
+                                             submit(11, SubmitKind::Region)};
+  const std::vector<TaskRecord> tasks = {
+      ran(10, {box(0, false, 0, 0, 16, 16), box(1, true, 0, 0, 16, 16)}),  // block 0
+      ran(10, {box(0, false, 16, 0, 16, 16), box(1, true, 16, 0, 8, 16)}),  // block 1
+      ran(11, {box(1, false, 20, 0, 4, 16)}),  // reads what block 1 wrote
+  };
+  const TaskGraph g = task_graph(tasks, submits, kTwo);
+  REQUIRE(g.nodes.size() == 2);
+  CHECK(g.nodes[0].records == std::vector<size_t>{0, 1});
+  REQUIRE(g.nodes[0].args.size() == 2);
+  CHECK(g.nodes[0].args[0].shape == std::vector<int64_t>{32, 16});  // a: rows 0..32
+  CHECK((g.nodes[0].args[1].write && g.nodes[0].args[1].start_offset == 0));
+  CHECK(g.nodes[0].args[1].shape == std::vector<int64_t>{24, 16});  // b: rows 0..24
+  CHECK(node_edges(g) == std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 1, 1, false}});
+  CHECK(g.record_edges.size() == 1);  // block 1 -> the reader
+}
+
+TEST_CASE("deps= edges join the windows' edges; a join stands for each of its ids; a dummy is a node") {
+  const std::vector<SubmitRecord> submits = {
+      submit(1, SubmitKind::Region),
+      submit(2, SubmitKind::Region),
+      submit(3, SubmitKind::Join, {1, 2}),
+      submit(4, SubmitKind::Dummy, {3}),
+      submit(5, SubmitKind::Region, {4, 1, 99}),  // 99: not a task of this dispatch
+  };
+  const std::vector<TaskRecord> tasks = {ran(1, {box(0, true, 0, 0, 16, 16)}), ran(2, {}),
+                                         ran(5, {box(0, false, 0, 0, 1, 1)})};
+  const TaskGraph g = task_graph(tasks, submits, kTwo);
+  REQUIRE(g.nodes.size() == 4);  // the join is not one
+  CHECK(g.nodes[2].records.empty());
+  CHECK(node_edges(g) == std::vector<std::tuple<size_t, size_t, int, bool>>{
+                             {0, 2, -1, true}, {1, 2, -1, true}, {0, 3, 0, false}, {0, 3, -1, true}, {2, 3, -1, true}});
+}
+
+TEST_CASE("a task of a manual scope neither depends on windows nor leaves them") {
+  const std::vector<SubmitRecord> submits = {submit(1, SubmitKind::Region), submit(2, SubmitKind::Region, {}, true),
+                                             submit(3, SubmitKind::Region)};
+  const std::vector<TaskRecord> tasks = {ran(1, {box(0, true, 0, 0, 16, 16)}),
+                                         ran(2, {box(0, false, 0, 0, 16, 16), box(0, true, 0, 0, 8, 16)}),
+                                         ran(3, {box(0, false, 0, 0, 4, 16)})};
+  CHECK(node_edges(task_graph(tasks, submits, kTwo)) ==
+        std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 2, 0, false}});
+}

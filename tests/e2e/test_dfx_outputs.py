@@ -495,26 +495,122 @@ def test_each_block_of_a_pl_spmd_is_a_task(tmp_path, host):
     """A pl.spmd loop's blocks each run the loop body as an InCore task, named as PyPTO's
     parser names it (the name_hint less "_spmd"; unnamed, by the outliner's numbering, which
     counts it); a body split by pl.system.syncall is a task per part, the later parts named
-    as the first, and a tile one part makes and the next reads is the first part's output."""
+    as the first. The swimlane has a record per block and part; the graph, as PyPTO's, a
+    node per launch (block_num), whose arguments hold its blocks' windows."""
     build, deps = run_script_deps(tmp_path, host, SPMD_BLOCKS)
     tensors = [t["name"] for t in deps["tensors"]]
-    tasks = [(t["func_name"], sorted((a["type"], tensors[a["tensor_id"]], a["start_offset"]) for a in t["args"]))
-             for t in deps["tasks"]]
-    # Blocks run side by side: their order among themselves is the schedule's.
-    assert sorted(tasks[0:4]) == [("rows", [("INPUT", "x", 256 * b), ("OUTPUT", "y", 256 * b)]) for b in range(4)]
-    assert tasks[4] == ("after", [("INPUT", "y", 0), ("OUTPUT", "y", 0)])
-    assert sorted(tasks[5:7]) == [("spmd_blocks_incore_2", [("INPUT", "x", 256 * b), ("OUTPUT", "t", 0)])
-                                  for b in range(2)]
-    assert sorted(tasks[7:9]) == [("spmd_blocks_incore_2", [("INPUT", "t", 0), ("OUTPUT", "z", 256 * b)])
-                                  for b in range(2)]
-    edges = {(e["pred"], e["succ"]) for e in deps["edges"]}
-    first_block = next(k for k in range(4) if tasks[k][1][0][2] == 0)
-    assert (first_block, 4) in edges  # "after" reads the rows the first block wrote
-    for part2 in (7, 8):  # each block's second part reads the t its first part made
-        (pred,) = [p for p, s in edges if s == part2]
-        assert tasks[pred][1][1][1] == "t" and pred in (5, 6)
+    assert [(t["func_name"], t["kind"], t["block_num"]) for t in deps["tasks"]] == [
+        ("rows", "spmd", 4), ("after", "task", 1), ("spmd_blocks_incore_2", "spmd", 2)]
+    args = [[(a["type"], tensors[a["tensor_id"]], a["start_offset"], a["shape"]) for a in t["args"]]
+            for t in deps["tasks"]]
+    assert args[0] == [("INPUT", "x", 0, [64, 16]), ("OUTPUT", "y", 0, [64, 16])]
+    assert args[1] == [("INPUT", "y", 0, [16, 16]), ("OUTPUT", "y", 0, [16, 16])]
+    # each block's t is a tile of its own, made by its first part and read by its second
+    assert sorted(a[:2] for a in args[2]) == [("INPUT", "t"), ("INPUT", "t"), ("INPUT", "x"), ("OUTPUT", "t"),
+                                              ("OUTPUT", "t"), ("OUTPUT", "z")]
+    assert ("INPUT", "x", 0, [32, 16]) in args[2] and ("OUTPUT", "z", 0, [32, 16]) in args[2]
+    assert [(e["pred"], e["succ"], tensors[e["tensor_id"]]) for e in deps["edges"]] == [(0, 1, "y")]
     records = json.loads((build / "dfx_outputs" / "chip_swimlane_records.json").read_text())
-    assert sorted(t["func_name"] for t in records["tasks"]) == sorted(t[0] for t in tasks)
+    assert sorted(t["func_name"] for t in records["tasks"]) == sorted(
+        ["rows"] * 4 + ["after"] + ["spmd_blocks_incore_2"] * 4)
+
+
+EXPLICIT_DEPS = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+AT = pl.Level.CORE_GROUP
+
+
+@pl.jit
+def explicit(x: pl.Tensor[[64, 16], pl.FP32], y: pl.Out[pl.Tensor[[64, 16], pl.FP32]],
+             z: pl.Out[pl.Tensor[[64, 16], pl.FP32]]):
+    tids = pl.array.create(4, pl.TASK_ID)
+    for i in pl.range(4):
+        with pl.at(level=AT, name_hint="fill") as t:
+            y[i * 16 : i * 16 + 16, :] = pl.add(x[i * 16 : i * 16 + 16, :], 1.0)
+        tids[i] = t
+    with pl.at(level=AT, name_hint="second", deps=[tids[1]]) as s:
+        z[0:16, :] = pl.add(x[0:16, :], 2.0)
+    barrier = pl.system.task_dummy(deps=[s, tids[3]])
+    nothing = pl.system.task_dummy(deps=[None])
+    with pl.manual_scope():
+        with pl.at(level=AT, name_hint="manual", deps=[barrier, nothing]):
+            z[16:32, :] = pl.add(y[16:32, :], 0.0)
+    for b in pl.parallel(2):
+        with pl.at(level=AT, name_hint="par") as p:
+            z[32 + b * 16 : 48 + b * 16, :] = pl.add(x[32 + b * 16 : 48 + b * 16, :], 3.0)
+    with pl.spmd(2, name_hint="tail", deps=[p]) as sp:
+        k = pl.get_block_idx()
+        y[k * 16 : k * 16 + 16, :] = pl.add(y[k * 16 : k * 16 + 16, :], 1.0)
+    scratch = pl.create_tensor([16, 16], dtype=pl.FP32, manual_dep=True)
+    with pl.at(level=AT, name_hint="put") as put:
+        scratch[:, :] = pl.add(x[0:16, :], 1.0)
+    with pl.at(level=AT, name_hint="get", deps=[put]):
+        z[0:16, :] = pl.add(scratch[:, :], 1.0)
+    return y, z
+
+
+def golden(values):
+    x = values["x"]
+    values["y"][:] = x + 1.0
+    values["y"][0:32] += 1.0
+    values["z"][0:16] = x[0:16] + 2.0
+    values["z"][16:32] = x[16:32] + 1.0
+    values["z"][32:64] = x[32:64] + 3.0
+
+
+result = run(fn=explicit, specs=[TensorSpec("x", [64, 16], torch.float32, init_value=torch.randn),
+                                 TensorSpec("y", [64, 16], torch.float32),
+                                 TensorSpec("z", [64, 16], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True, "enable_chip_swimlane": 1})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_explicit_deps_are_edges_of_the_task_they_name(tmp_path, host):
+    """deps= adds an edge from the one execution of a task its id names (each task binds a
+    fresh id when the graph is recorded: the ids in a TASK_ID array tell the iterations
+    apart); a pl.system.task_dummy barrier is a node that gathers its deps, one whose deps
+    name no task submits nothing; a task id rebound in a pl.parallel loop means every
+    iteration's task; a task in a pl.manual_scope, and a tensor made with manual_dep=True,
+    get no edges from their windows. The edges compose as PyPTO's fan-in does: the windows'
+    and the explicit ones."""
+    build, deps = run_script_deps(tmp_path, host, EXPLICIT_DEPS)
+    tensors = [t["name"] for t in deps["tensors"]]
+    assert [(t["func_name"], t["kind"], t["block_num"], t["scope"]) for t in deps["tasks"]] == [
+        ("fill", "task", 1, "auto")] * 4 + [
+        ("second", "task", 1, "auto"), ("task_dummy", "dummy", 1, "auto"), ("manual", "task", 1, "manual"),
+        ("par", "task", 1, "auto"), ("par", "task", 1, "auto"), ("tail", "spmd", 2, "auto"),
+        ("put", "task", 1, "auto"), ("get", "task", 1, "auto")]
+    assert [t["name"] for t in deps["tensors"] if t["manual_dep"]] == ["scratch"]
+    assert [t["source"] for t in deps["tasks"]][4:7] == ["kernel.py:17", "kernel.py:19", "kernel.py:22"]
+    edges = [(e["pred"], e["succ"], e["source"], tensors[e["tensor_id"]] if "tensor_id" in e else None)
+             for e in deps["edges"]]
+    assert edges == [(1, 4, "explicit", None), (3, 5, "explicit", None), (4, 5, "explicit", None),
+                     (5, 6, "explicit", None), (0, 9, "tensormap", "y"), (1, 9, "tensormap", "y"),
+                     (7, 9, "explicit", None), (8, 9, "explicit", None), (4, 11, "tensormap", "z"),
+                     (10, 11, "explicit", None)]
+    assert all(e["arg"] == -1 for e in deps["edges"] if e["source"] == "explicit")
+    dot = (build / "dfx_outputs" / "deps.dot").read_text()
+    assert 't1 -> t4 [label="deps=", style=bold];' in dot
+    assert 't9 [label="#9 tail x2\\nkernel.py:27"];' in dot
+    # the trace's arrows: the windows' and a deps= one into the first block to start
+    trace = json.loads((build / "dfx_outputs" / "merged_swimlane_explicit.json").read_text())
+    check_trace(trace)
+    assert sum(1 for e in trace["traceEvents"] if e["ph"] == "s" and e["name"] == "deps=") == 4
+
+
+def test_task_ids_run_the_same_without_the_graph(tmp_path, host):
+    """Without enable_dep_gen nothing records a task: ids are their sites' and the kernel
+    runs as it does with the graph."""
+    script = tmp_path / "kernel.py"
+    script.write_text(EXPLICIT_DEPS.replace('"enable_dep_gen": True, "enable_chip_swimlane": 1', ""))
+    proc = host(script, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN] PASS" in proc.stdout and "dfx" not in proc.stdout
 
 
 WHOLE_OPERANDS = '''

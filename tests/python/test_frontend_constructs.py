@@ -96,7 +96,7 @@ def test_loop_kinds_spmd_and_regions(tmp_path, builds):
          "stop": c("int64", 4), "step": c("int64", 1), "body": [
              {"s": "assign", "line": L("with pl.at(level"), "slot": 4,
               "value": c("task_id", 1)},
-             {"s": "at", "line": L("with pl.at(level"), "name": "u", "body": [
+             {"s": "at", "line": L("with pl.at(level"), "name": "u", "tid": 4, "body": [
                  {"s": "write", "line": L("y[i"), "target": 2, "index": window(3),
                   "text": "y[i * 16 : i * 16 + 16]",
                   "value": call("add", sub(var(0), window(3), "x[i * 16 : i * 16 + 16]"),
@@ -113,7 +113,7 @@ def test_loop_kinds_spmd_and_regions(tmp_path, builds):
         {"s": "assign", "line": L("pl.spmd(n)"), "slot": 7, "value": c("task_id", 2)},
         {"s": "assign", "line": L("pl.spmd(n)"), "slot": 8, "value": var(1)},
         {"s": "for", "line": L("pl.spmd(n)"), "kind": "spmd", "var": 9, "start": c("int64", 0),
-         "stop": var(8), "step": c("int64", 1), "body": [
+         "stop": var(8), "step": c("int64", 1), "tid": 7, "body": [
              # the task each block runs (a body with a region in it is left as it is)
              {"s": "at", "line": L("pl.spmd(n)"), "name": None, "body": [
                  {"s": "assign", "line": L("blk ="), "slot": 10, "value": var(9)},
@@ -706,9 +706,11 @@ def test_enums_dtypes_and_lists_as_op_arguments(tmp_path, builds, monkeypatch):
                        c("dtype", "fp32"), mode=c("str", "Level.CORE_GROUP"))},
     ]
     # pl.system.syncall is a barrier (it waits for nothing outside a parallel loop), the other
-    # pl.system.* and bind_dynamic are no-ops; a task id is a compile-time task_id constant.
+    # pl.system.* and bind_dynamic are no-ops; a barrier task is a call with its site's id.
     assert body[1:] == [{"s": "barrier", "line": 11},
-                        {"s": "assign", "line": 12, "slot": 4, "value": c("task_id", 1)}]
+                        {"s": "assign", "line": 12, "slot": 4,
+                         "value": call("task_dummy", c("task_id", 1), {"e": "list", "items": []},
+                                       c("int64", 12), c("bool", False))}]
 
 
 # ---------------------------------------------------------------- dtype checks

@@ -65,17 +65,17 @@ def test_the_ir_is_a_spmd_loop_per_submit():
     lines = [ln.split("|", 1)[1] for ln in ir_text.program_text(prog.program).splitlines()[5:]]
     assert lines == [
         "   t1 = 1:task_id",
-        "   for block_idx in spmd(0, 4, 1):",
-        "     at 'double_blocks':",
+        "   for block_idx in spmd(0, 4, 1) as t1 manual:",
+        "     at 'double_blocks' manual:",
         "       double_blocks.b = block_idx",
         "       double_blocks.w = 8",
         "       y[double_blocks.b * 8:(double_blocks.b * 8) + 8] = mul(x[double_blocks.b * 8:(double_blocks.b "
         "* 8) + 8], 2.0)",
         "       double_blocks.ret = y",
         "   t2 = 2:task_id",
-        "   for block_idx in spmd(0, 4, 1):",
+        "   for block_idx in spmd(0, 4, 1) as t2 deps=[t1] manual:",
         "     bump.y = y",
-        "     at 'bump':",
+        "     at 'bump' manual:",
         "       bump.b = block_idx",
         "       bump.y = assemble(bump.y, add(bump.y[bump.b * 8:(bump.b * 8) + 8], 1.0), [bump.b * 8])",
         "       z[bump.b * 8:(bump.b * 8) + 8] = neg(bump.y[bump.b * 8:(bump.b * 8) + 8])",
@@ -83,8 +83,8 @@ def test_the_ir_is_a_spmd_loop_per_submit():
         "   a = y",
         "   b = z",
         "   _ = 3:task_id",
-        "   for block_idx in spmd(0, 2, 1):",
-        "     at 'double_blocks':",
+        "   for block_idx in spmd(0, 2, 1) as _ deps=[t2] manual:",
+        "     at 'double_blocks' manual:",
         "       double_blocks_2.b = block_idx",
         "       double_blocks_2.w = 16",
         "       a[double_blocks_2.b * 16:(double_blocks_2.b * 16) + 16] = mul(b[double_blocks_2.b * 16:"

@@ -1,9 +1,11 @@
 // Creation ops: create_tensor, full (also pl.tile.full), create_tile, arange.
 // Created tensors live in device memory.
+#include "sim/device.h"
 #include "sim/kernel_error.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
+#include "sim/task_recorder.h"
 #include "tensor/python_repr.h"
 
 #include <cmath>
@@ -48,6 +50,8 @@ Value create_tensor(const OpArgs& a, Dest& d) {
   const Value* init = a.option("init_value");
   if (init) out.fill_(fill_value(a, *init, dtype, "init_value"));
   else out.zero_();
+  if (const Value* manual = a.option("manual_dep"); manual && a.as_bool(*manual, "manual_dep"))
+    if (TaskRecorder* r = a.device ? a.device->recorder() : nullptr; r && r->windows()) r->mark_manual_dep(out);
   return Value::from_tensor(out);
 }
 

@@ -28,6 +28,7 @@ const OpTable& op_table() {
     register_sort_ops(t);
     register_scalar_ops(t);
     register_array_ops(t);
+    register_task_ops(t);
     register_distributed_ops(t);
     return t;
   }();

@@ -58,6 +58,7 @@ void register_matmul_ops(OpTable& table);
 void register_cast_ops(OpTable& table);
 void register_sort_ops(OpTable& table);
 void register_scalar_ops(OpTable& table);
+void register_task_ops(OpTable& table);
 void register_array_ops(OpTable& table);
 void register_distributed_ops(OpTable& table);
 

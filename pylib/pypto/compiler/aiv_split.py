@@ -62,14 +62,14 @@ class AivSplitMixin:
                  if n in self.scope.names and self.scope.names[n] in self.env}
         with self.region(aiv=AivRegion(mode, ir_nodes.var(lane), node.lineno), incore=True):
             body = self._loop_body(node.body, "parallel", lane, rebound, None)
-        self._drop_rebound(node, label, outer, body, why=(
+        joins = self._drop_rebound(node, label, outer, body, why=(
             "which runs once per AIV lane, so here it still holds its value from before the "
             "region; to keep a lane's result, write it into a tensor"))
         self._drop_region_locals(node, label, rebound - set(outer.values()) - {node.target.id})
         loop = ir_nodes.for_(self.stmt_line(node), "parallel", lane, const("int64", 0),
                              const("int64", LANES), const("int64", 1), body,
-                             ordered=self._ordered(body))
-        return [loop] if self.incore else [ir_nodes.at(self.stmt_line(node), None, [loop])]
+                             ordered=self._ordered(body), joins=joins)
+        return [loop] if self.incore else [ir_nodes.at(self.stmt_line(node), None, [loop], task=self.task_fields())]
 
     def _split_mode(self, node, it, label):
         """Checks n (the integer 2) and mode= as PyPTO does; returns the SplitMode."""
@@ -107,7 +107,7 @@ class AivSplitMixin:
         self.env[slot] = Ty(dropped=self._no_lane_text(node.target.id, mode, node.lineno))
         with self.region(aiv=AivRegion(mode, None, node.lineno), incore=True):
             body = self.block(node.body)
-        return body if self.incore else [ir_nodes.at(self.stmt_line(node), None, body)]
+        return body if self.incore else [ir_nodes.at(self.stmt_line(node), None, body, task=self.task_fields())]
 
     @staticmethod
     def _no_lane_text(what, mode, line):

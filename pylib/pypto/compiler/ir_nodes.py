@@ -135,25 +135,46 @@ def is_index_idx(i: Idx) -> bool:
 
 # -- STMT ---------------------------------------------------------------------------------
 def for_(line: int, kind: str, var: int, start: Expr, stop: Expr, step: Expr,
-         body: list[Stmt], ordered: bool = False) -> Stmt:
+         body: list[Stmt], ordered: bool = False, task: dict | None = None,
+         joins: list[tuple[int, int]] = ()) -> Stmt:
     """`ordered` (parallel / spmd only, written only when true): the iterations are linked
-    through an array and run in order."""
+    through an array and run in order. `task` (spmd only): the launch's task fields (see
+    task_fields). `joins` (parallel / spmd only): (slot, task id) of the task ids the
+    iterations bind to names read after the loop."""
     st = {"s": "for", "line": line, "kind": kind, "var": var, "start": start, "stop": stop,
           "step": step, "body": body}
     if ordered:
         st["ordered"] = True
+    st.update(task or {})
+    if joins:
+        st["joins"] = [[slot, site] for slot, site in joins]
     return st
 
 
-def at(line: int, name: str | None, body: list[Stmt], dumps: list[int] = (), part: int = 0) -> Stmt:
+def task_fields(tid: int | None = None, deps: list[Expr] = (), manual: bool = False) -> dict:
+    """A submitted task's fields, each written only when set: `tid`, the slot its id is bound
+    to (`with ... as tid`); `deps`, its deps= entries; `manual`, inside a pl.manual_scope."""
+    out = {}
+    if tid is not None:
+        out["tid"] = tid
+    if deps:
+        out["deps"] = list(deps)
+    if manual:
+        out["manual"] = True
+    return out
+
+
+def at(line: int, name: str | None, body: list[Stmt], dumps: list[int] = (), part: int = 0,
+       task: dict | None = None) -> Stmt:
     """`dumps`: slots whose tensors the task dumps at enable_dump_args=1 (written only when
     there are some). `part` (written only when not 0): the k-th part of one task split at
-    barriers, named as its first part is."""
+    barriers, named as its first part is. `task`: its task fields (see task_fields)."""
     node = {"s": "at", "line": line, "name": name, "body": body}
     if dumps:
         node["dumps"] = list(dumps)
     if part:
         node["part"] = part
+    node.update(task or {})
     return node
 
 

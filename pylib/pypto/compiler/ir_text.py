@@ -47,6 +47,14 @@ def _expr(e, slots, nested=False):
     return "<%s>" % kind
 
 
+def _task(s, slots):
+    """A task's fields: ` as tid [deps=[...]] [manual]`."""
+    out = " as %s" % slots[s["tid"]] if "tid" in s else ""
+    if "deps" in s:
+        out += " deps=[%s]" % ", ".join(_expr(d, slots) for d in s["deps"])
+    return out + (" manual" if s.get("manual") else "")
+
+
 def _stmts(body, slots, depth, out, line=None):
     pad = "  " * depth
     if not body and line is not None:  # an empty loop body or branch
@@ -54,13 +62,15 @@ def _stmts(body, slots, depth, out, line=None):
     for s in body:
         kind, line = ir_nodes.stmt_kind(s), "%5d | " % s["line"]
         if kind == "for":
-            out.append("%s%sfor %s in %s(%s, %s, %s):%s" % (
+            out.append("%s%sfor %s in %s(%s, %s, %s)%s:%s%s" % (
                 line, pad, slots[s["var"]], s["kind"], _expr(s["start"], slots),
-                _expr(s["stop"], slots), _expr(s["step"], slots),
-                "  # ordered" if s.get("ordered") else ""))
+                _expr(s["stop"], slots), _expr(s["step"], slots), _task(s, slots),
+                "  # ordered" if s.get("ordered") else "",
+                "".join("  # joins %s (%d)" % (slots[slot], site) for slot, site in s.get("joins", ()))))
             _stmts(s["body"], slots, depth + 1, out, s["line"])
         elif kind == "at":
-            out.append("%s%sat%s:" % (line, pad, "" if s["name"] is None else " " + repr(s["name"])))
+            out.append("%s%sat%s%s:" % (line, pad, "" if s["name"] is None else " " + repr(s["name"]),
+                                       _task(s, slots)))
             _stmts(s["body"], slots, depth + 1, out, s["line"])
         elif kind == "launch":
             out.append("%s%slaunch %s on rank %s:" % (line, pad, s["name"], _expr(s["rank"], slots)))

@@ -231,7 +231,7 @@ class SpliceMixin:
             body = self.block(kernel.func.body)
         self.drop_scope_tags(scope)
         if callee.kind in INCORE_KINDS:  # one InCore task, as if written in a pl.at
-            body = [ir_nodes.at(caller_line, callee.name, body, dumps)]
+            body = [ir_nodes.at(caller_line, callee.name, body, dumps, task=self.task_fields())]
         self.pending.extend(pre)
         self.pending.extend(body)
         if plan.mode != "fresh":

@@ -68,15 +68,11 @@ class SpmdSubmitMixin:
         # tensors each block's task dumps (dump_marks.py)
         dumps = self.dumps_keyword("%s()" % _LABEL, keywords["dumps"]) if "dumps" in keywords else ()
         pre = []
-        if "deps" in keywords:
-            stmt = self.deps_stmt(node, self.deps_reads(node, "%s()" % _LABEL, keywords["deps"]))
-            pre += [] if stmt is None else [stmt]
+        deps = self.deps_entries(node, "%s()" % _LABEL, keywords["deps"]) if "deps" in keywords else []
         num = self._core_num(node, keywords["core_num"])
         num = self._block_count(node, num, pre)
-        tid_ir, tid_ty = self.new_task_id()
-        slot = self.bind(tid_name)
-        self.set_ty(slot, tid_ir, tid_ty)
-        pre.append(ir_nodes.assign(self.stmt_line(node), slot, tid_ir))
+        slot, assign = self.bind_task_id(node, tid_name)
+        pre.append(assign)
         # The kernel call each block runs, its results on fresh slots inside the block.
         kernel_call = ast.copy_location(ast.Call(func=func, args=call.args[1:], keywords=[]), call)
         var = self.new_slot("block_idx")
@@ -93,7 +89,8 @@ class SpmdSubmitMixin:
             self.pending = saved
         self.env = before
         loop = ir_nodes.for_(self.stmt_line(node), "spmd", var, ir_nodes.const("int64", 0), num,
-                             ir_nodes.const("int64", 1), body, ordered=self._ordered(body))
+                             ir_nodes.const("int64", 1), body, ordered=self._ordered(body),
+                             task=self.task_fields(slot, deps))
         results = [self._submit_result(node, callee, body, s, outer) for s in plan.slots]
         return pre + [loop] + self._bind_results(node, callee, out_names, results)
 

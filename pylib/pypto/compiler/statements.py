@@ -17,7 +17,7 @@ from pypto.compiler.spmd_submit import SpmdSubmitMixin
 from pypto.compiler.task_deps import TaskDepsMixin, arrays_linking_iterations
 from pypto.compiler.tys import UNKNOWN, Ty
 from pypto.language import constructs
-from pypto.language.dtypes import INDEX
+from pypto.language.dtypes import INDEX, TASK_ID
 from pypto.language.enums import ScopeMode
 from pypto.language.types import Level
 
@@ -90,23 +90,34 @@ def _slots_given_new_values(stmts, slots):
 
 
 def _only_task_ids(stmts, slot):
-    """The last task-id constant the statements assign to `slot` when every assignment to
-    it is one (a task id carried out of a parallel loop), else None."""
+    """The site number of the last task id the statements assign to `slot` when every
+    assignment to it is one (a task id carried out of a parallel loop), else None."""
     found = None
     for st in stmts:
         kind = ir_nodes.stmt_kind(st)
         if kind == "assign" and st["slot"] == slot:
-            if not is_const(st["value"], "task_id"):
+            site = _task_id_site(st["value"])
+            if site is None:
                 return None
-            found = st["value"]
+            found = site
         elif kind == "unpack" and slot in st["slots"]:
             return None
         for block in ir_nodes.blocks(st):
             inner = _only_task_ids(block, slot)
             if inner is None and _assigns(block, slot):
                 return None
-            found = inner or found
+            found = found if inner is None else inner
     return found
+
+
+def _task_id_site(value):
+    """The site number a task id's IR names (a site's constant, pl.system.task_dummy), else
+    None."""
+    if is_const(value, "task_id"):
+        return value["v"]
+    if ir_nodes.is_call(value) and value["op"] == "task_dummy":
+        return value["args"][0]["v"]
+    return None
 
 
 def _assigns(stmts, slot):
@@ -412,12 +423,13 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                  if n in self.scope.names and self.scope.names[n] in self.env}
         spmd = (bounds[1], self._spmd_task_name(node, label, keywords)) if name == "spmd" else None
         body = self._loop_body(node.body, kind, var, rebound, carry, spmd=spmd, line=self.stmt_line(node))
-        ordered = False
+        ordered, joins = False, []
         if kind not in _SEQUENTIAL:
-            self._drop_rebound(node, label, outer, body)
+            joins = self._drop_rebound(node, label, outer, body) + self._join_new_task_ids(rebound, body)
             ordered = self._ordered(body)
         loop = ir_nodes.for_(self.stmt_line(node), kind, var, bounds[0], bounds[1], bounds[2], body,
-                             ordered=ordered)
+                             ordered=ordered, task=self.task_fields() if name == "spmd" else None,
+                             joins=joins)
         post = []
         if carry is not None and carry.targets and carry.targets != carry.slots:
             post.append(self._assign_many(node, carry.targets,
@@ -457,13 +469,15 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         afterwards is a compile error that says how to carry it (`why`: what it says of the
         body, after "at line N, "). A write into the tensor itself (`buf = pl.assemble(buf,
         ...)`, a helper that returns the tensor it wrote) is not a new value."""
+        joins = []
         for slot in _slots_given_new_values(body, set(outer)):
             name = outer[slot]
             task_id = _only_task_ids(body, slot)
             if task_id is not None:
                 # A task id rebound in the body: PyPTO lets later tasks depend on it, meaning
                 # every iteration's task; all of them have finished once the loop has.
-                self.env[slot] = tys.of_pure(task_id)
+                self.env[slot] = tys.scalar(TASK_ID)
+                joins.append((slot, task_id))
                 continue
             reason = why or (
                 "whose iterations run independently and carry no value out of the loop, so here it "
@@ -471,6 +485,19 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                 "init_values=(%s,)) with pl.yield_, or write the result into a tensor" % name)
             self.env[slot] = self.env[slot].replace(dropped="'%s' was rebound inside the %s body at "
                                                     "line %d, %s" % (name, label, node.lineno, reason))
+        return joins
+
+    def _join_new_task_ids(self, rebound, body):
+        """Task ids a parallel body binds first: after the loop they stand for every
+        iteration's task, as those it rebinds do (_drop_rebound)."""
+        joins = []
+        for name in sorted(rebound):
+            slot = self.scope.names.get(name)
+            site = None if slot is None or slot in self.env else _only_task_ids(body, slot)
+            if site is not None:
+                self.env[slot] = tys.scalar(TASK_ID)
+                joins.append((slot, site))
+        return joins
 
     def _region_keywords(self, node, call, label, allowed):
         out = {}
@@ -601,8 +628,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         keywords = self._region_keywords(node, call, label, allowed)
         pre = []
         tid = item.optional_vars
-        if region in ("at", "spmd"):
-            pre += self._task_keywords(node, label, region, keywords, tid)
+        deps = self._task_keywords(node, label, region, keywords, tid) if region in ("at", "spmd") else []
+        tid_slot = None
         if tid is not None:  # the task's id: deps= of later tasks and TASK_ID arrays take it
             if region not in ("at", "spmd"):
                 raise self.error(node, "%s gives no task id; only 'with pl.at(...) as tid' and "
@@ -610,12 +637,11 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             if not isinstance(tid, ast.Name):
                 raise self.error(node, "%s: the 'as' target must be a plain name, got '%s'"
                                  % (label, self.text(tid)))
-            slot = self.bind(tid.id)
-            ir, ty = self.new_task_id()
-            self.set_ty(slot, ir, ty)
-            pre.append(ir_nodes.assign(self.stmt_line(node), slot, ir))
+            tid_slot, assign = self.bind_task_id(node, tid.id)
+            pre.append(assign)
+        task = self.task_fields(tid_slot, deps)
         if region == "at":
-            return pre + [self._at(node, call, label, keywords)]
+            return pre + [self._at(node, call, label, keywords, task)]
         if region == "spmd":
             if len(call.args) != 1 or any(isinstance(a, ast.Starred) for a in call.args):
                 raise self.error(node, "%s takes 1 positional argument (core_num), got %d"
@@ -625,7 +651,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             body = self._loop_body(node.body, "spmd", var, (), None, line=self.stmt_line(node),
                                    spmd=(num, self._spmd_task_name(node, label, keywords)))
             return pre + [ir_nodes.for_(self.stmt_line(node), "spmd", var, const("int64", 0), num,
-                                        const("int64", 1), body, ordered=self._ordered(body))]
+                                        const("int64", 1), body, ordered=self._ordered(body), task=task)]
         # pl.scope() / pl.manual_scope() / pl.cluster(): scheduling hints only.
         if call.args:
             raise self.error(node, "%s takes no positional arguments" % label)
@@ -634,8 +660,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
             return pre + self.block(node.body)
 
     def _task_keywords(self, node, label, region, keywords, tid):
-        """deps= / no_dep_args= of a task region, checked as PyPTO does; returns the
-        statement evaluating the deps' run-time reads (none when there are none)."""
+        """deps= / no_dep_args= of a task region, checked as PyPTO does; returns the IR of
+        the deps= entries."""
         if "no_dep_args" in keywords:
             self.no_dep_args(label, keywords["no_dep_args"])
         if "deps" not in keywords:
@@ -643,8 +669,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         if region == "spmd" and tid is None:
             raise self.error(node, "pl.spmd() does not accept 'deps=' here: without 'as tid' it "
                              "captures no task id; use 'with pl.spmd(n, deps=[...]) as tid:'")
-        stmt = self.deps_stmt(node, self.deps_reads(node, label, keywords["deps"]))
-        return [] if stmt is None else [stmt]
+        return self.deps_entries(node, label, keywords["deps"])
 
     def _scope_is_manual(self, node, region, label, keywords):
         """pl.manual_scope() / pl.scope(mode=pl.ScopeMode.MANUAL); PyPTO's runtime forbids a
@@ -677,7 +702,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         name = self._name_hint(node, label, keywords)
         return name[:-len("_spmd")] if name and name.endswith("_spmd") else name
 
-    def _at(self, node, call, label, keywords):
+    def _at(self, node, call, label, keywords, task):
         if call.args:
             raise self.error(node, "%s takes keyword arguments only (%s)"
                              % (label, ", ".join("%s=" % k for k in constructs.REGIONS["at"])))
@@ -689,7 +714,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                                 if "dumps" in keywords else ())
         with self.region(incore=True):
             body = self.block(node.body)
-        return ir_nodes.at(self.stmt_line(node), name, body, dumps)
+        return ir_nodes.at(self.stmt_line(node), name, body, dumps, task=task)
 
     def _static(self, node):
         """A compile-time value (literal or module-level name), MISSING otherwise."""

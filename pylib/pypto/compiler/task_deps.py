@@ -10,13 +10,15 @@ in the same iteration or before the loop; the one way a task can depend on a sib
 iteration of a pl.parallel / pl.spmd loop is through an array (a name rebound in such a
 body is not seen by the other iterations), so such a loop is marked `ordered`.
 
-Task ids are compile-time `task_id` constants here: each task site gets its own positive
-number, -1 is "no task". Nothing at run time waits on them."""
+Each task site gets its own positive number, the id its `tid` holds unless the task graph
+is recorded (enable_dep_gen): then the task binds a fresh id of its own when it is submitted
+(the IR's task fields: `tid`, `deps`, `manual`), and deps= names one execution of a task.
+-1 is "no task". Nothing at run time waits on them."""
 
 import ast
 
 from pypto.compiler import ir_nodes, tys
-from pypto.compiler.ir_nodes import const, is_const, is_pure
+from pypto.compiler.ir_nodes import const, is_const
 from pypto.compiler.tys import Ty
 from pypto.language.dtypes import TASK_ID
 
@@ -73,10 +75,9 @@ class TaskDepsMixin:
         return ir, tys.of_pure(ir)
 
     # -- deps= ------------------------------------------------------------------------
-    def deps_reads(self, node, label, value):
-        """Checks a `deps=` value as PyPTO does and returns the IR of its entries that read
-        something at run time (array elements: their bounds are checked when the task is
-        reached), to be evaluated before the task."""
+    def deps_entries(self, node, label, value):
+        """Checks a `deps=` value as PyPTO does and returns the IR of its entries, which the
+        task evaluates when it is submitted (array elements are bounds-checked then)."""
         if isinstance(value, ast.ListComp):
             entries = self._unroll_deps(node, label, value)
         elif isinstance(value, (ast.List, ast.Tuple)):
@@ -89,13 +90,13 @@ class TaskDepsMixin:
         else:
             raise self.error(value, "%s deps= must be a list / tuple / comprehension of TaskId "
                              "values, got '%s'" % (label, self.text(value)))
-        reads = []
+        out = []
         whole, per_element = None, None
         for elt, binding in entries:
             if isinstance(elt, ast.Constant) and elt.value is None:
                 continue  # "no producer yet": no edge
             ir, ty = self._with_binding(binding, lambda e=elt: self.texpr(e))
-            if is_const(ir, "none"):
+            if is_const(ir, "none") or is_const(ir, "task_id") and ir["v"] == NO_TASK:
                 continue
             if is_task_array(ty):
                 whole = whole or elt
@@ -109,11 +110,8 @@ class TaskDepsMixin:
                 raise self.error(elt, "%s deps= cannot mix a whole TASK_ID array ('%s') with "
                                  "per-element entries ('%s'); pass the array alone or index it "
                                  "slot by slot" % (label, self.text(whole), self.text(per_element)))
-            # Kept: element reads (bounds-checked at run time) and whole arrays (a read the
-            # ordered-loop analysis must see); a task-id variable needs nothing at run time.
-            if ir_nodes.is_call(ir) or (is_task_array(ty) and not is_pure(ir)):
-                reads.append(ir)
-        return reads
+            out.append(ir)
+        return out
 
     def _with_binding(self, binding, fn):
         """Runs fn with a comprehension variable bound to a compile-time int."""
@@ -189,11 +187,17 @@ class TaskDepsMixin:
                                  % (label, keyword, self.text(elt),
                                     "" if ty is None else " (%s)" % tys.describe(ty)))
 
-    def deps_stmt(self, node, reads):
-        """The statement that evaluates the run-time reads of a deps= list (or None)."""
-        if not reads:
-            return None
-        return ir_nodes.expr_stmt(self.stmt_line(node), ir_nodes.list_(reads))
+    def task_fields(self, tid_slot=None, deps=()):
+        """The IR task fields of a task submitted here (ir_nodes.task_fields)."""
+        return ir_nodes.task_fields(tid_slot, deps, manual=self.manual_scopes > 0)
+
+    def bind_task_id(self, node, name):
+        """`... as tid` / `out, tid = pl.spmd_submit(...)`: binds `name` to the task's id, the
+        site's number until the task binds its own (a value known only at run time)."""
+        slot = self.bind(name)
+        ir, _ = self.new_task_id()
+        self.env[slot] = tys.scalar(TASK_ID)
+        return slot, ir_nodes.assign(self.stmt_line(node), slot, ir)
 
     # -- pl.system.task_dummy / task_invalid -------------------------------------------
     def task_call(self, node, name):
@@ -214,10 +218,11 @@ class TaskDepsMixin:
         if deps is None:
             raise self.error(node, "%s requires keyword argument 'deps' (use %s(deps=[]) for an "
                              "empty barrier)" % (label, label))
-        stmt = self.deps_stmt(node, self.deps_reads(node, label, deps))
-        if stmt is not None:
-            self.pending.append(stmt)
-        return self.new_task_id()
+        site, _ = self.new_task_id()
+        ir = ir_nodes.call("task_dummy", [site, ir_nodes.list_(self.deps_entries(node, label, deps)),
+                                          const("int64", self.stmt_line(node)),
+                                          const("bool", self.manual_scopes > 0)], {})
+        return ir, tys.scalar(TASK_ID)
 
 
 def array_ty(extent, dtype):

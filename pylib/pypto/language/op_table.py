@@ -110,6 +110,8 @@ OPS = {
     "array_create": _op(("extent", "dtype")),
     "array_get_element": _op(("array", "index")),
     "array_update_element": _op(("array", "index", "value")),
+    # pl.system.task_dummy(deps=[...]): a barrier task (the site's id, its deps, line, manual).
+    "task_dummy": _op(("id", "deps", "line", "manual")),
 }
 
 # The distributed DSL's runtime ops (`pld.*`, pypto.language.distributed): IR ops like the
