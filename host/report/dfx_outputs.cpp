@@ -29,6 +29,7 @@ struct Recorded {
   const std::vector<sim::TaskRecord>& tasks;
   const std::vector<sim::RecordedTensor>& tensors;
   const std::vector<sim::SubmitRecord>& submits;
+  const std::vector<sim::TaskRecorder::TensorAlias>& aliases;
   TaskGraph graph;
   std::vector<TaskEdge> edges;  // between records: the graph's, a deps= edge from its predecessor's last block
 };
@@ -373,7 +374,7 @@ std::string pmu_csv(const DfxRun& run, const Recorded& rec) {
 // The files `run` asks for, of the tasks of one dispatch, in `dir`.
 std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, const DfxRun& run, Recorded rec) {
   if (run.dep_gen) {
-    rec.graph = task_graph(rec.tasks, rec.submits, rec.tensors);
+    rec.graph = task_graph(rec.tasks, rec.submits, rec.tensors, rec.aliases);
     rec.edges = rec.graph.record_edges;
     for (const auto& e : rec.graph.edges) {  // a deps= edge: from the last block to end to the first to start
       const auto& pred = rec.graph.nodes[e.pred].records;
@@ -415,13 +416,14 @@ std::vector<std::filesystem::path> write_set(const std::filesystem::path& dir, c
 std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
                                                      const std::vector<sim::TaskRecord>& tasks,
                                                      const std::vector<sim::RecordedTensor>& tensors,
-                                                     const std::vector<sim::SubmitRecord>& submits) {
+                                                     const std::vector<sim::SubmitRecord>& submits,
+                                                     const std::vector<sim::TaskRecorder::TensorAlias>& aliases) {
   // An L3 program's chip launches each get their files in rank{r}/d{k}/ (the k-th launch on
   // rank r), as PyPTO's distributed runner lays them out; the swimlane of every rank is also
   // merged into one trace at the top.
   bool l3 = false;
   for (const auto& t : tasks) l3 = l3 || t.rank >= 0;
-  if (!l3) return write_set(dir, run, {tasks, tensors, submits, {}, {}});
+  if (!l3) return write_set(dir, run, {tasks, tensors, submits, aliases, {}, {}});
   using Where = std::pair<int, int>;
   std::map<Where, std::pair<std::vector<sim::TaskRecord>, std::vector<sim::SubmitRecord>>> launches;
   std::vector<sim::TaskRecord> host;
@@ -433,17 +435,17 @@ std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path
     else if (auto it = launches.find({s.rank, s.launch}); it != launches.end())
       it->second.second.push_back(s);
   std::vector<std::filesystem::path> written;
-  if (!host.empty()) written = write_set(dir, run, {host, tensors, host_submits, {}, {}});
+  if (!host.empty()) written = write_set(dir, run, {host, tensors, host_submits, aliases, {}, {}});
   for (auto& [where, group] : launches) {
     DfxRun chip = run;
     chip.kernel = *group.first.front().program;
     const auto dispatch_dir = dir / ("rank" + std::to_string(where.first)) / ("d" + std::to_string(where.second));
-    for (auto& path : write_set(dispatch_dir, chip, {group.first, tensors, group.second, {}, {}}))
+    for (auto& path : write_set(dispatch_dir, chip, {group.first, tensors, group.second, aliases, {}, {}}))
       written.push_back(path);
   }
   if (run.swimlane_level > 0) {
     written.push_back(dir / ("merged_swimlane_" + run.kernel + ".json"));
-    write_trace(written.back(), run, {tasks, tensors, submits, {}, {}});
+    write_trace(written.back(), run, {tasks, tensors, submits, aliases, {}, {}});
   }
   return written;
 }

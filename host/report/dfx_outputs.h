@@ -28,11 +28,12 @@ struct DfxRun {
   bool windows() const { return dep_gen || dump_args > 0 || pmu > 0; }
 };
 
-// Writes the files `run` asks for from the recorded tasks, tensors and submits
-// (TaskRecorder::tasks(), tensors() and submits()); returns their paths.
+// Writes the files `run` asks for from the recorded tasks, tensors, submits and aliases
+// (TaskRecorder::tasks(), tensors(), submits() and aliases()); returns their paths.
 std::vector<std::filesystem::path> write_dfx_outputs(const std::filesystem::path& dir, const DfxRun& run,
                                                      const std::vector<sim::TaskRecord>& tasks,
                                                      const std::vector<sim::RecordedTensor>& tensors,
-                                                     const std::vector<sim::SubmitRecord>& submits);
+                                                     const std::vector<sim::SubmitRecord>& submits,
+                                                     const std::vector<sim::TaskRecorder::TensorAlias>& aliases);
 
 }  // namespace pypto_golden

@@ -178,8 +178,29 @@ std::vector<sim::TaskWindow> launch_args(const std::vector<sim::TaskRecord>& tas
 
 }  // namespace
 
-TaskGraph task_graph(const std::vector<sim::TaskRecord>& tasks, const std::vector<sim::SubmitRecord>& submits,
-                     const std::vector<sim::RecordedTensor>& tensors) {
+TaskGraph task_graph(const std::vector<sim::TaskRecord>& given, const std::vector<sim::SubmitRecord>& submits,
+                     const std::vector<sim::RecordedTensor>& tensors,
+                     const std::vector<sim::TaskRecorder::TensorAlias>& aliases) {
+  // A window of an alias's source is its window of the target (one per alias).
+  std::vector<sim::TaskRecord> translated;
+  if (!aliases.empty()) {
+    translated = given;
+    for (auto& t : translated) {
+      std::vector<sim::TaskWindow> windows;
+      for (auto& w : t.windows) {
+        bool aliased = false;
+        for (const auto& a : aliases)
+          if (a.source == w.tensor) {
+            windows.push_back(a.window);
+            windows.back().write = w.write;
+            aliased = true;
+          }
+        if (!aliased) windows.push_back(std::move(w));
+      }
+      t.windows = std::move(windows);
+    }
+  }
+  const std::vector<sim::TaskRecord>& tasks = aliases.empty() ? given : translated;
   TaskGraph g;
   std::map<int64_t, const sim::SubmitRecord*> by_id;
   std::map<int64_t, size_t> node_of_id;

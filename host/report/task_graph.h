@@ -40,8 +40,10 @@ struct TaskGraph {
   std::vector<TaskEdge> record_edges; // between records, from windows
 };
 
-// The graph of `tasks` and the `submits` they ran (TaskRecorder::submits()).
+// The graph of `tasks` and the `submits` they ran (TaskRecorder::submits()); a window of an
+// alias's source is taken as the alias's window of its target (TaskRecorder::aliases()).
 TaskGraph task_graph(const std::vector<sim::TaskRecord>& tasks, const std::vector<sim::SubmitRecord>& submits,
-                     const std::vector<sim::RecordedTensor>& tensors);
+                     const std::vector<sim::RecordedTensor>& tensors,
+                     const std::vector<sim::TaskRecorder::TensorAlias>& aliases = {});
 
 }  // namespace pypto_golden

@@ -373,7 +373,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
         log.line("[RUN]   dfx: enable_dump_args=1 dumps the tensors marked with pl.dump_tag or dumps=, and no task "
                  "read or wrote one: nothing dumped (2 dumps every task's windows, 3 their metadata)");
       for (const auto& path : write_dfx_outputs(kernel.work_dir / "dfx_outputs", dfx, tasks, recorder->tensors(),
-                                                recorder->submits()))
+                                                recorder->submits(), recorder->aliases()))
         log.line("[RUN]   dfx: " + path.string());
       if (dfx.swimlane_level > 0 && html_report_requested()) keep_swimlane(record, tasks);
     }

@@ -185,7 +185,8 @@ void TaskRecorder::note_window(Lane& l, uint32_t tensor, const at::Tensor& base,
                        static_cast<uint8_t>(rank), write});
 }
 
-std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTensor>* tensors) const {
+std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTensor>* tensors,
+                                                       std::map<const void*, int>* by_storage) const {
   // One id per storage, numbered by the lowest variable slot that named it (parameters
   // first), then by name, then by where a lane first saw it (a loop's variable holds a new
   // tile each time): the same program gives the same numbering every run.
@@ -211,7 +212,33 @@ std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTenso
     ids.emplace_back();
     for (const auto& t : l->tensors) ids.back().push_back(id[t.data]);
   }
+  if (by_storage) *by_storage = std::move(id);
   return ids;
+}
+
+void TaskRecorder::note_alias(const at::Tensor& source, const at::Tensor& target, at::IntArrayRef offset,
+                              at::IntArrayRef extents) {
+  if (!storage_start(source) || !storage_start(target)) return;
+  Alias a{source.storage(), target.storage(), target.storage_offset(), {}, target.strides().vec()};
+  for (size_t k = 0; k < static_cast<size_t>(target.dim()); ++k) {
+    if (k < offset.size()) a.start_offset += offset[k] * target.stride(static_cast<int64_t>(k));
+    a.shape.push_back(k < extents.size() ? extents[k] : target.size(static_cast<int64_t>(k)));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  aliases_.push_back(std::move(a));
+}
+
+std::vector<TaskRecorder::TensorAlias> TaskRecorder::aliases() const {
+  std::map<const void*, int> id;
+  tensor_ids(nullptr, &id);
+  std::vector<TensorAlias> out;
+  for (const auto& a : aliases_) {
+    auto s = id.find(a.source.data());
+    auto t = id.find(a.target.data());
+    if (s == id.end() || t == id.end() || s->second == t->second) continue;
+    out.push_back({s->second, {t->second, false, a.start_offset, a.shape, a.strides, {}}});
+  }
+  return out;
 }
 
 std::vector<TaskRecord> TaskRecorder::tasks() const {

@@ -11,6 +11,7 @@
 #include <c10/core/Storage.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -134,6 +135,18 @@ class TaskRecorder {
                  const std::vector<int64_t>& deps);
   // Every submit, by time; call once the dispatch has ended.
   std::vector<SubmitRecord> submits() const;
+  // pl.assemble(target, source, offset) ran outside any task (in the orchestration): PyPTO
+  // makes `source` a view of `target`'s window [offset, offset + extents), which the task
+  // graph then takes each window of `source` to be.
+  void note_alias(const at::Tensor& source, const at::Tensor& target, at::IntArrayRef offset,
+                  at::IntArrayRef extents);
+  // Those windows, numbered as tensors() numbers tensors; ones whose source or target no
+  // task touched are left out.
+  struct TensorAlias {
+    int source = 0;
+    TaskWindow window;  // of the target
+  };
+  std::vector<TensorAlias> aliases() const;
   // `t`'s storage belongs to a tensor made with pl.create_tensor(..., manual_dep=True): the
   // task graph leaves its windows out, as PyPTO's runtime leaves them out of its tensor map.
   void mark_manual_dep(const at::Tensor& t);
@@ -238,7 +251,8 @@ class TaskRecorder {
   static int64_t new_id(Lane& l);
   bool is_manual_dep(const void* data);
   // The recorder-wide index of each tensor, per lane and lane tensor.
-  std::vector<std::vector<int>> tensor_ids(std::vector<RecordedTensor>* tensors) const;
+  std::vector<std::vector<int>> tensor_ids(std::vector<RecordedTensor>* tensors,
+                                          std::map<const void*, int>* by_storage = nullptr) const;
 
   TaskClock clock_;
   uint64_t serial_;  // tells this recorder from an earlier one at the same address
@@ -247,6 +261,12 @@ class TaskRecorder {
   std::mutex mu_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   std::vector<c10::Storage> manual_dep_;  // kept: no other tensor takes their addresses
+  struct Alias {
+    c10::Storage source, target;  // kept, as manual_dep_
+    int64_t start_offset;
+    std::vector<int64_t> shape, strides;
+  };
+  std::vector<Alias> aliases_;
 };
 
 }  // namespace pypto_golden::sim

@@ -129,6 +129,8 @@ void TaskWindowScope::note_outputs(const std::vector<int>& slots) {
   }
 }
 
+bool in_task() { return open_scope != nullptr; }
+
 void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {
   if (open_scope) open_scope->note(base, offset, extents, write);
 }

@@ -71,6 +71,9 @@ class TaskWindowScope {
   size_t marked_begin_ = 0, marked_end_ = 0;
 };
 
+// Whether a task's scope is open on this thread (false in the orchestration, between tasks).
+bool in_task();
+
 // `base`'s window at `offset` (over its leading axes) of `extents` (missing trailing axes:
 // whole), read or written by the task open on this thread, if any.
 void note_window(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write);

@@ -177,3 +177,16 @@ TEST_CASE("a task of a manual scope neither depends on windows nor leaves them")
   CHECK(node_edges(task_graph(tasks, submits, kTwo)) ==
         std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 2, 0, false}});
 }
+
+TEST_CASE("a window of an alias's source is the alias's window of its target") {
+  // Tensor 1 (a tile) was assembled into rows 16..32 of tensor 0; a later task reads rows 20..24.
+  const std::vector<RecordedTensor> tensors = {{"out", c10::kFloat, {32, 16}, 512}, {"t", c10::kFloat, {16, 16}, 256}};
+  const std::vector<SubmitRecord> submits = {submit(1, SubmitKind::Region), submit(2, SubmitKind::Region)};
+  const std::vector<TaskRecord> tasks = {ran(1, {box(1, true, 0, 0, 16, 16)}), ran(2, {box(0, false, 20, 0, 4, 16)})};
+  const std::vector<pypto_golden::sim::TaskRecorder::TensorAlias> aliases = {{1, box(0, false, 16, 0, 16, 16)}};
+  const TaskGraph g = task_graph(tasks, submits, tensors, aliases);
+  CHECK(node_edges(g) == std::vector<std::tuple<size_t, size_t, int, bool>>{{0, 1, 0, false}});
+  REQUIRE(g.nodes[0].args.size() == 1);
+  CHECK((g.nodes[0].args[0].tensor == 0 && g.nodes[0].args[0].write && g.nodes[0].args[0].start_offset == 256));
+  CHECK(node_edges(task_graph(tasks, submits, tensors)).empty());  // without it, no edge
+}

@@ -664,3 +664,47 @@ def test_a_variable_handed_whole_to_an_op_or_a_store_is_read_whole(tmp_path, hos
                    ("OUTPUT", "z", 18, [])])]
     assert [(e["pred"], e["succ"], tensors[e["tensor_id"]]) for e in deps["edges"]] == [
         (0, 1, "t"), (1, 2, "y")]
+
+
+ASSEMBLED = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+
+@pl.jit
+def assembled(x: pl.Tensor[[32, 16], pl.FP32], y: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    out = pl.create_tensor([32, 16], dtype=pl.FP32)
+    for r in pl.range(0, 32, 16):
+        with pl.at(level=pl.Level.CORE_GROUP, name_hint="make"):
+            t = pl.add(x[r : r + 16, :], 1.0)
+        out = pl.assemble(out, t, [r, 0])
+    with pl.at(level=pl.Level.CORE_GROUP, name_hint="use"):
+        y[:, :] = pl.add(out[:, :], 1.0)
+    return y
+
+
+def golden(values):
+    values["y"][:] = values["x"] + 2.0
+
+
+result = run(fn=assembled, specs=[TensorSpec("x", [32, 16], torch.float32, init_value=torch.randn),
+                                  TensorSpec("y", [32, 16], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_an_orchestration_assemble_makes_the_tile_a_window_of_its_target(tmp_path, host):
+    """pl.assemble(out, t, offset) in the orchestration makes t a view of out's window in
+    PyPTO: the task that made t wrote that window, and a task that reads it depends on it."""
+    _, deps = run_script_deps(tmp_path, host, ASSEMBLED)
+    tensors = [t["name"] for t in deps["tensors"]]
+    assert [(t["func_name"], [(a["type"], tensors[a["tensor_id"]], a["start_offset"], a["shape"])
+                              for a in t["args"]]) for t in deps["tasks"]] == [
+        ("make", [("INPUT", "x", 0, [16, 16]), ("OUTPUT", "out", 0, [16, 16])]),
+        ("make", [("INPUT", "x", 256, [16, 16]), ("OUTPUT", "out", 256, [16, 16])]),
+        ("use", [("INPUT", "out", 0, [32, 16]), ("OUTPUT", "y", 0, [32, 16])])]
+    assert [(e["pred"], e["succ"], tensors[e["tensor_id"]], e["overlap"]) for e in deps["edges"]] == [
+        (0, 2, "out", "other"), (1, 2, "out", "other")]

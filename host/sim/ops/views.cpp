@@ -2,6 +2,7 @@
 // carry the valid region), concat, load (a copy into a new tile), store / assemble (write a
 // value's valid region into a tensor in place, optionally as an atomic add), gather_row (a
 // window of a tensor into an on-chip accumulator, in place) and move.
+#include "sim/device.h"
 #include "sim/kernel_error.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
@@ -282,8 +283,9 @@ bool atomic_add(const OpArgs& a) {
 // `src` may have fewer axes than `target`: it then fills the trailing axes (leading unit axes).
 // `src` may also have more axes than `target` when the extra leading ones are unit axes (a
 // batched matmul's [1, M, N] result assembled into an [M', N'] tensor): they are dropped.
-void write_region(const char* op, const Value& given_src, const at::Tensor& target, const std::vector<int64_t>& offset,
-                  const std::vector<int64_t>* limit, bool atomic) {
+// Returns the extents written, per axis of `target`.
+std::vector<int64_t> write_region(const char* op, const Value& given_src, const at::Tensor& target,
+                                  const std::vector<int64_t>& offset, const std::vector<int64_t>* limit, bool atomic) {
   const int64_t rank = target.dim();
   Value src_v = given_src;
   if (given_src.tensor.dim() > rank) {
@@ -341,6 +343,7 @@ void write_region(const char* op, const Value& given_src, const at::Tensor& targ
   } else {
     copy_values(dst, from);
   }
+  return extents;
 }
 
 // pl.store(tile, offsets, output_tensor, shapes=None, *, atomic): returns output_tensor.
@@ -362,7 +365,11 @@ Value assemble(const OpArgs& a) {
   const Value& source = a.tensor(1, "source");
   std::vector<int64_t> offset =
       fixed_rank_list(a, a.required(2, "offset"), "offset", target.tensor.dim());
-  write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a));
+  const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a));
+  // In the orchestration PyPTO makes the source a view of this window of the target: the
+  // task that made the source wrote the target's window.
+  if (TaskRecorder* r = a.device ? a.device->recorder() : nullptr; r && r->windows() && !in_task())
+    r->note_alias(source.tensor, target.tensor, offset, extents);
   return target;
 }
 
