@@ -99,7 +99,7 @@ std::vector<TaskEdge> task_edges(const std::vector<sim::TaskRecord>& tasks,
     std::vector<std::pair<int, Region>> writes;
     for (const auto& w : tasks[succ].windows) {
       const auto& t = tensors[static_cast<size_t>(w.tensor)];
-      if (t.manual_dep) continue;
+      if (t.manual_dep || w.untracked) continue;
       Region r = region_of(w, t);
       for (const auto& p : live[static_cast<size_t>(w.tensor)]) {
         if (p.task == succ || !overlaps(p.region, r, t)) continue;

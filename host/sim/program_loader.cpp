@@ -227,6 +227,12 @@ class Loader {
       }
       auto at = std::make_unique<AtStmt>(line, std::move(named), block(need(s, "body")), std::move(dumps));
       task_fields(s, *at);
+      if (s.contains("no_dep")) {
+        if (!s["no_dep"].is_array()) fail(where_ + "'no_dep' must be a list of slots");
+        std::vector<int> slots;
+        for (const auto& v : s["no_dep"]) slots.push_back(slot(v));
+        at->set_no_dep(std::move(slots));
+      }
       regions_made_.push_back({&s, at.get()});
       return at;
     }

@@ -74,7 +74,7 @@ void AtStmt::run_recorded(Frame& frame, TaskRecorder& recorder) const {
     deps = evaluate_deps(deps_, frame);
     submit.deps = &deps;
   }
-  TaskWindowScope windows(recorder, frame, depth, dumps_);
+  TaskWindowScope windows(recorder, frame, depth, dumps_, no_dep_);
   {
     Nest nest;
     run_block(body_, frame);

@@ -103,6 +103,8 @@ class AtStmt : public Stmt {
     deps_ = std::move(deps);
     manual_ = manual;
   }
+  // The slots of its no_dep_args= tensors: their windows give the task no edges.
+  void set_no_dep(std::vector<int> slots) { no_dep_ = std::move(slots); }
 
  protected:
   void exec(Frame& frame) const override;
@@ -117,6 +119,7 @@ class AtStmt : public Stmt {
   int tid_ = -1;
   std::vector<ExprPtr> deps_;
   bool manual_ = false;
+  std::vector<int> no_dep_;
 };
 
 class AssignStmt : public Stmt {

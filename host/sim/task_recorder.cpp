@@ -67,7 +67,7 @@ int64_t TaskRecorder::record_in(Lane& l, const std::string& name, int line, int 
   const int64_t end = now();
   if (payloads_ != Payloads::None)  // what the task wrote, now that it has ended
     for (size_t w = first_window; w < l.windows.size(); ++w)
-      if (l.windows[w].write && l.windows[w].depth == depth && l.windows[w].payload >= 0) {
+      if ((l.windows[w].flags & kWrite) && l.windows[w].depth == depth && l.windows[w].payload >= 0) {
         at::Tensor& p = l.payloads[static_cast<size_t>(l.windows[w].payload)];
         p = p.clone();
       }
@@ -154,7 +154,7 @@ uint32_t TaskRecorder::lane_tensor(Lane& l, const at::Tensor& base, const at::Te
 }
 
 void TaskRecorder::note_window(Lane& l, uint32_t tensor, const at::Tensor& base, at::IntArrayRef offset,
-                               at::IntArrayRef extents, bool write, int depth, bool marked) {
+                               at::IntArrayRef extents, bool write, int depth, bool marked, bool untracked) {
   const auto strides = base.strides();
   const auto sizes = base.sizes();
   int64_t start = base.storage_offset();
@@ -182,7 +182,7 @@ void TaskRecorder::note_window(Lane& l, uint32_t tensor, const at::Tensor& base,
     l.payloads.push_back(write ? view : view.clone());
   }
   l.windows.push_back({tensor, rank ? l.last_dims : 0, start, payload, static_cast<int16_t>(depth),
-                       static_cast<uint8_t>(rank), write});
+                       static_cast<uint8_t>(rank), static_cast<uint8_t>((write ? kWrite : 0) | (untracked ? kUntracked : 0))});
 }
 
 std::vector<std::vector<int>> TaskRecorder::tensor_ids(std::vector<RecordedTensor>* tensors,
@@ -256,10 +256,11 @@ std::vector<TaskRecord> TaskRecorder::tasks() const {
         const Window& win = l.windows[w];
         if (win.depth != t.depth) continue;  // a nested task's own
         const int64_t* d = win.rank ? &l.dims[win.dims] : nullptr;
-        all.back().windows.push_back({ids[li][win.tensor], win.write, win.start_offset,
+        all.back().windows.push_back({ids[li][win.tensor], (win.flags & kWrite) != 0, win.start_offset,
                                       std::vector<int64_t>(d, d + win.rank),
                                       std::vector<int64_t>(d + win.rank, d + 2 * win.rank),
-                                      win.payload < 0 ? at::Tensor() : l.payloads[static_cast<size_t>(win.payload)]});
+                                      win.payload < 0 ? at::Tensor() : l.payloads[static_cast<size_t>(win.payload)],
+                                      (win.flags & kUntracked) != 0});
       }
     }
   }

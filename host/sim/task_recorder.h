@@ -45,6 +45,7 @@ struct TaskWindow {
   int64_t start_offset = 0;  // elements from the storage's start
   std::vector<int64_t> shape, strides;
   at::Tensor data;  // with payloads on: what was read (when read) or written (at the task's end)
+  bool untracked = false;  // of a no_dep_args= tensor of its task: no edges from it
 };
 
 // A task as PyPTO submits it, for the task graph (recorded with windows on): a region, an
@@ -172,8 +173,9 @@ class TaskRecorder {
     int32_t payload;  // index into the lane's payloads, or -1
     int16_t depth;
     uint8_t rank;
-    bool write;
+    uint8_t flags;  // kWrite | kUntracked
   };
+  static constexpr uint8_t kWrite = 1, kUntracked = 2;
   struct LaneTask {
     const std::string* name;
     const std::string* program;
@@ -205,9 +207,9 @@ class TaskRecorder {
   // The window [offset, offset + extents) of `base` (over its leading axes; missing trailing
   // axes: whole) of lane tensor `tensor`, read or written by the task open at `depth` on the
   // thread of `lane`. `marked`: the task dumps this tensor (Payloads::Marked keeps the data
-  // of these only).
+  // of these only); `untracked`: it is one of the task's no_dep_args=.
   void note_window(Lane& lane, uint32_t tensor, const at::Tensor& base, at::IntArrayRef offset,
-                   at::IntArrayRef extents, bool write, int depth, bool marked);
+                   at::IntArrayRef extents, bool write, int depth, bool marked, bool untracked = false);
 
   // What a task's TaskWindowScope found a storage to be: a lane tensor (kOwnTile: a tile of
   // the task's own), dumped or not.
@@ -216,6 +218,7 @@ class TaskRecorder {
     const void* data = nullptr;
     uint32_t tensor = kOwnTile;
     bool marked = false;
+    bool untracked = false;  // a no_dep_args= tensor of the task
   };
   // The open TaskWindowScopes' lists, kept in their lane (each thread has its own) and
   // reused task after task, so that recording a task allocates nothing.
@@ -225,6 +228,8 @@ class TaskRecorder {
     std::vector<std::pair<const void*, int>> outside;
     // Likewise the storages the open scopes dump, when the recorder keeps marked tensors' data.
     std::vector<const void*> marked;
+    // The storages of the open scopes' no_dep_args= tensors.
+    std::vector<const void*> untracked;
     // The last outermost task's outside list (as built, before any sort) and the storages its
     // windows saw, which hold for a task that starts with the same list.
     std::vector<std::pair<const void*, int>> last_outside;

@@ -20,7 +20,8 @@ const void* storage_of(const Value& v) {
 
 }  // namespace
 
-TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps)
+TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps,
+                                 const std::vector<int>& no_dep)
     : recorder_(recorder), frame_(frame), depth_(depth), active_(recorder.windows()), outer_(open_scope) {
   if (!active_) return;
   lane_ = &recorder.lane();
@@ -41,6 +42,13 @@ TaskWindowScope::TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int
       if (const void* data = storage_of(frame.slots[static_cast<size_t>(slot)])) marks.push_back(data);
   }
   marked_end_ = marks.size();
+  if (!no_dep.empty()) {
+    auto& untracked = lane_->scopes.untracked;
+    untracked_begin_ = untracked.size();
+    for (const int slot : no_dep)
+      if (const void* data = storage_of(frame.slots[static_cast<size_t>(slot)])) untracked.push_back(data);
+    untracked_end_ = untracked.size();
+  }
   if (!carries_seen()) return;
   TaskRecorder::ScopeLists& lists = lane_->scopes;
   const auto begin = outside.begin() + static_cast<std::ptrdiff_t>(outside_begin_);
@@ -65,6 +73,7 @@ TaskWindowScope::~TaskWindowScope() {
   }
   lists.outside.resize(outside_begin_);
   lists.marked.resize(marked_begin_);
+  if (untracked_end_ != untracked_begin_) lists.untracked.resize(untracked_begin_);
 }
 
 void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extents, bool write) {
@@ -77,7 +86,7 @@ void TaskWindowScope::note(const at::Tensor& base, at::IntArrayRef offset, at::I
     next_seen_ ^= 1;
   }
   if (seen->tensor != TaskRecorder::kOwnTile)
-    recorder_.note_window(*lane_, seen->tensor, base, offset, extents, write, depth_, seen->marked);
+    recorder_.note_window(*lane_, seen->tensor, base, offset, extents, write, depth_, seen->marked, seen->untracked);
 }
 
 int TaskWindowScope::outside_slot(const void* data) {
@@ -107,10 +116,16 @@ TaskWindowScope::Seen TaskWindowScope::look_up(const at::Tensor& base, const voi
   const auto marks_begin = lane_->scopes.marked.begin() + static_cast<std::ptrdiff_t>(marked_begin_);
   const auto marks_end = lane_->scopes.marked.begin() + static_cast<std::ptrdiff_t>(marked_end_);
   const bool marked = marks_begin != marks_end && std::find(marks_begin, marks_end, data) != marks_end;
+  bool untracked = false;
+  if (untracked_begin_ != untracked_end_) {
+    const auto begin = lane_->scopes.untracked.begin() + static_cast<std::ptrdiff_t>(untracked_begin_);
+    const auto end = lane_->scopes.untracked.begin() + static_cast<std::ptrdiff_t>(untracked_end_);
+    untracked = std::find(begin, end, data) != end;
+  }
   return {data,
           recorder_.lane_tensor(*lane_, base, held.kind == Value::Kind::Tensor ? held.tensor : base,
                                 frame_.function->slot_names[static_cast<size_t>(slot)], slot),
-          marked};
+          marked, untracked};
 }
 
 void TaskWindowScope::note_outputs(const std::vector<int>& slots) {

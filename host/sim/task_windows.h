@@ -21,8 +21,10 @@ class TaskWindowScope {
  public:
   // Opens the scope of the task at `depth` running in `frame`; inactive when the recorder
   // does not record windows. `dumps`: the frame slots whose tensors the task dumps
-  // (pl.dump_tag / dumps=); a nested task also dumps what its enclosing one does.
-  TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps);
+  // (pl.dump_tag / dumps=); a nested task also dumps what its enclosing one does. `no_dep`:
+  // the slots of its no_dep_args= tensors, whose windows give no edges.
+  TaskWindowScope(TaskRecorder& recorder, const Frame& frame, int depth, const std::vector<int>& dumps,
+                  const std::vector<int>& no_dep = {});
   ~TaskWindowScope();
   TaskWindowScope(const TaskWindowScope&) = delete;
   TaskWindowScope& operator=(const TaskWindowScope&) = delete;
@@ -51,7 +53,9 @@ class TaskWindowScope {
   // An outermost task that dumps nothing: the storages it saw hold for the next task of its
   // lane with the same outside variables (the same lane tensors; a task's own tiles are not
   // in the list, whatever address they get).
-  bool carries_seen() const { return !outer_ && marked_begin_ == marked_end_; }
+  bool carries_seen() const {
+    return !outer_ && marked_begin_ == marked_end_ && untracked_begin_ == untracked_end_;
+  }
 
   TaskRecorder& recorder_;
   TaskRecorder::Lane* lane_ = nullptr;  // this thread's: looked up once per task, not per window
@@ -69,6 +73,7 @@ class TaskWindowScope {
   // This scope's parts of its lane's lists of outside tensors and of dumped storages.
   size_t outside_begin_ = 0, outside_end_ = 0;
   size_t marked_begin_ = 0, marked_end_ = 0;
+  size_t untracked_begin_ = 0, untracked_end_ = 0;
 };
 
 // Whether a task's scope is open on this thread (false in the orchestration, between tasks).

@@ -708,3 +708,45 @@ def test_an_orchestration_assemble_makes_the_tile_a_window_of_its_target(tmp_pat
         ("use", [("INPUT", "out", 0, [32, 16]), ("OUTPUT", "y", 0, [32, 16])])]
     assert [(e["pred"], e["succ"], tensors[e["tensor_id"]], e["overlap"]) for e in deps["edges"]] == [
         (0, 2, "out", "other"), (1, 2, "out", "other")]
+
+NO_DEP = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+AT = pl.Level.CORE_GROUP
+
+
+@pl.jit
+def nodep(x: pl.Tensor[[32, 16], pl.FP32], y: pl.Out[pl.Tensor[[32, 16], pl.FP32]],
+          z: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    with pl.at(level=AT, name_hint="write") as w:
+        y[:, :] = pl.add(x[:, :], 1.0)
+    with pl.at(level=AT, name_hint="blind", no_dep_args=[y], deps=[w]):
+        z[0:16, :] = pl.add(y[0:16, :], 1.0)
+    with pl.at(level=AT, name_hint="seen"):
+        z[16:32, :] = pl.add(y[16:32, :], 1.0)
+    return y, z
+
+
+def golden(values):
+    values["y"][:] = values["x"] + 1.0
+    values["z"][:] = values["x"] + 2.0
+
+
+result = run(fn=nodep, specs=[TensorSpec("x", [32, 16], torch.float32, init_value=torch.randn),
+                              TensorSpec("y", [32, 16], torch.float32),
+                              TensorSpec("z", [32, 16], torch.float32)],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_no_dep_args_leave_a_tensor_out_of_that_tasks_edges(tmp_path, host):
+    """`no_dep_args=[y]` on a pl.at: that task's windows of y give it no edge (its deps= order
+    it instead); another task reading y still depends on y's writer."""
+    _, deps = run_script_deps(tmp_path, host, NO_DEP)
+    assert [(e["pred"], e["succ"], e["source"]) for e in deps["edges"]] == [
+        (0, 1, "explicit"), (0, 2, "tensormap")]
+    assert [t["func_name"] for t in deps["tasks"]] == ["write", "blind", "seen"]

@@ -69,7 +69,7 @@ def test_accepted_forms_and_their_ir(tmp_path, builds):
         "   20 |     array_update_element(tids, i, t)",
         "   22 |   t3 = 3:task_id",
         "   22 |   at as t3 deps=[array_get_element(tids, 0), array_get_element(tids, 2), "
-        "array_get_element(tids, 3)] manual:",
+        "array_get_element(tids, 3)] no_dep=[x] manual:",
         "   24 |     y[0:16] = add(y[0:16], 1.0)",
         "    8 |   array_update_element(done, 0, task_dummy(4:task_id, [t3], 8, False))",
         "   26 |   t4 = 5:task_id",

@@ -151,9 +151,11 @@ def for_(line: int, kind: str, var: int, start: Expr, stop: Expr, step: Expr,
     return st
 
 
-def task_fields(tid: int | None = None, deps: list[Expr] = (), manual: bool = False) -> dict:
+def task_fields(tid: int | None = None, deps: list[Expr] = (), manual: bool = False,
+                no_dep: list[int] = ()) -> dict:
     """A submitted task's fields, each written only when set: `tid`, the slot its id is bound
-    to (`with ... as tid`); `deps`, its deps= entries; `manual`, inside a pl.manual_scope."""
+    to (`with ... as tid`); `deps`, its deps= entries; `manual`, inside a pl.manual_scope;
+    `no_dep` (an `at`'s), the slots of its no_dep_args= tensors."""
     out = {}
     if tid is not None:
         out["tid"] = tid
@@ -161,6 +163,8 @@ def task_fields(tid: int | None = None, deps: list[Expr] = (), manual: bool = Fa
         out["deps"] = list(deps)
     if manual:
         out["manual"] = True
+    if no_dep:
+        out["no_dep"] = list(no_dep)
     return out
 
 

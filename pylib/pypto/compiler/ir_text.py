@@ -52,6 +52,8 @@ def _task(s, slots):
     out = " as %s" % slots[s["tid"]] if "tid" in s else ""
     if "deps" in s:
         out += " deps=[%s]" % ", ".join(_expr(d, slots) for d in s["deps"])
+    if "no_dep" in s:
+        out += " no_dep=[%s]" % ", ".join(slots[k] for k in s["no_dep"])
     return out + (" manual" if s.get("manual") else "")
 
 

@@ -628,7 +628,8 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
         keywords = self._region_keywords(node, call, label, allowed)
         pre = []
         tid = item.optional_vars
-        deps = self._task_keywords(node, label, region, keywords, tid) if region in ("at", "spmd") else []
+        deps, no_dep = self._task_keywords(node, label, region, keywords, tid) if region in ("at", "spmd") \
+            else ([], [])
         tid_slot = None
         if tid is not None:  # the task's id: deps= of later tasks and TASK_ID arrays take it
             if region not in ("at", "spmd"):
@@ -639,7 +640,7 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
                                  % (label, self.text(tid)))
             tid_slot, assign = self.bind_task_id(node, tid.id)
             pre.append(assign)
-        task = self.task_fields(tid_slot, deps)
+        task = self.task_fields(tid_slot, deps, no_dep if region == "at" else ())
         if region == "at":
             return pre + [self._at(node, call, label, keywords, task)]
         if region == "spmd":
@@ -661,15 +662,14 @@ class FunctionTranslator(SpliceMixin, TaskDepsMixin, SpmdSubmitMixin, AivSplitMi
 
     def _task_keywords(self, node, label, region, keywords, tid):
         """deps= / no_dep_args= of a task region, checked as PyPTO does; returns the IR of
-        the deps= entries."""
-        if "no_dep_args" in keywords:
-            self.no_dep_args(label, keywords["no_dep_args"])
+        the deps= entries and the slots of the no_dep_args= tensors."""
+        no_dep = self.no_dep_args(label, keywords["no_dep_args"]) if "no_dep_args" in keywords else []
         if "deps" not in keywords:
-            return []
+            return [], no_dep
         if region == "spmd" and tid is None:
             raise self.error(node, "pl.spmd() does not accept 'deps=' here: without 'as tid' it "
                              "captures no task id; use 'with pl.spmd(n, deps=[...]) as tid:'")
-        return self.deps_entries(node, label, keywords["deps"])
+        return self.deps_entries(node, label, keywords["deps"]), no_dep
 
     def _scope_is_manual(self, node, region, label, keywords):
         """pl.manual_scope() / pl.scope(mode=pl.ScopeMode.MANUAL); PyPTO's runtime forbids a

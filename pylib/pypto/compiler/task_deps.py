@@ -175,21 +175,26 @@ class TaskDepsMixin:
 
     def no_dep_args(self, label, value, keyword="no_dep_args"):
         """`no_dep_args=[t1, t2]`: tensors left out of automatic dependency tracking (and
-        pl.spmd_submit's `dumps=[...]`, tensors to dump); each must be a bare tensor name (no
-        effect on the simulator)."""
+        pl.spmd_submit's `dumps=[...]`, tensors to dump); each must be a bare tensor name.
+        Returns the slots of those held in variables (the task graph leaves their windows
+        out)."""
         if not isinstance(value, (ast.List, ast.Tuple)):
             raise self.error(value, "%s %s= must be a list of tensor names, got '%s'"
                              % (label, keyword, self.text(value)))
+        slots = []
         for elt in value.elts:
-            ty = self.texpr(elt)[1] if isinstance(elt, ast.Name) else None
+            ir, ty = self.texpr(elt) if isinstance(elt, ast.Name) else (None, None)
             if ty is None or not ty.is_tensor:
                 raise self.error(elt, "%s %s= entries must be tensor names, got '%s'%s"
                                  % (label, keyword, self.text(elt),
                                     "" if ty is None else " (%s)" % tys.describe(ty)))
+            if ir_nodes.is_var(ir):
+                slots.append(ir["slot"])
+        return slots
 
-    def task_fields(self, tid_slot=None, deps=()):
+    def task_fields(self, tid_slot=None, deps=(), no_dep=()):
         """The IR task fields of a task submitted here (ir_nodes.task_fields)."""
-        return ir_nodes.task_fields(tid_slot, deps, manual=self.manual_scopes > 0)
+        return ir_nodes.task_fields(tid_slot, deps, manual=self.manual_scopes > 0, no_dep=no_dep)
 
     def bind_task_id(self, node, name):
         """`... as tid` / `out, tid = pl.spmd_submit(...)`: binds `name` to the task's id, the
