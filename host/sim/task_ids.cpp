@@ -5,10 +5,12 @@
 
 namespace pypto_golden::sim {
 
-TaskRecorder* graph_recorder(const Frame& frame) {
-  TaskRecorder* r = frame.device ? frame.device->recorder() : nullptr;
+TaskRecorder* graph_recorder(const Device* device) {
+  TaskRecorder* r = device ? device->recorder() : nullptr;
   return r && r->windows() ? r : nullptr;
 }
+
+TaskRecorder* graph_recorder(const Frame& frame) { return graph_recorder(frame.device); }
 
 void collect_task_ids(const Value& v, std::vector<int64_t>& out) {
   if (v.kind == Value::Kind::Int) {

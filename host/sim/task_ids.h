@@ -12,9 +12,12 @@
 
 namespace pypto_golden::sim {
 
+class Device;
 class TaskRecorder;
 
-// The recorder of `frame`'s device when it records the task graph (windows on), else null.
+// The recorder of `device` (may be null) when it records the task graph (windows on), else null.
+TaskRecorder* graph_recorder(const Device* device);
+// The same for `frame`'s device.
 TaskRecorder* graph_recorder(const Frame& frame);
 
 // The ids a deps= entry names: a task id, each element of a TASK_ID array; nothing for None

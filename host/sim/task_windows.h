@@ -29,7 +29,6 @@ class TaskWindowScope {
   TaskWindowScope(const TaskWindowScope&) = delete;
   TaskWindowScope& operator=(const TaskWindowScope&) = delete;
 
-  uint32_t first_window() const { return first_; }
   // TaskRecorder::record() of the task, on the lane the scope holds (active scopes only).
   int64_t record(const std::string& name, int line, int device, TaskRecorder::Start start, int64_t end_bytes,
                  const TaskRecorder::Submit& submit) {

@@ -5,6 +5,7 @@
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
+#include "sim/task_ids.h"
 #include "sim/task_recorder.h"
 #include "tensor/python_repr.h"
 
@@ -51,7 +52,7 @@ Value create_tensor(const OpArgs& a, Dest& d) {
   if (init) out.fill_(fill_value(a, *init, dtype, "init_value"));
   else out.zero_();
   if (const Value* manual = a.option("manual_dep"); manual && a.as_bool(*manual, "manual_dep"))
-    if (TaskRecorder* r = a.device ? a.device->recorder() : nullptr; r && r->windows()) r->mark_manual_dep(out);
+    if (TaskRecorder* r = graph_recorder(a.device)) r->mark_manual_dep(out);
   return Value::from_tensor(out);
 }
 

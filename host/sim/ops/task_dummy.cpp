@@ -16,8 +16,8 @@ Value task_dummy(const OpArgs& a) {
   const int64_t site = a.as_int(a.required(0, "id"), "id");
   std::vector<int64_t> deps;
   collect_task_ids(a.required(1, "deps"), deps);
-  TaskRecorder* recorder = a.device ? a.device->recorder() : nullptr;
-  if (!recorder || !recorder->windows()) return Value::from_int(site);
+  TaskRecorder* recorder = graph_recorder(a.device);
+  if (!recorder) return Value::from_int(site);
   if (deps.empty()) return Value::from_int(-1);
   const int line = static_cast<int>(a.as_int(a.required(2, "line"), "line"));
   const bool manual = a.as_bool(a.required(3, "manual"), "manual");

@@ -9,6 +9,7 @@
 #include "sim/ops/valid_padding.h"
 #include "tensor/python_repr.h"
 #include "sim/strided_view.h"
+#include "sim/task_ids.h"
 #include "sim/task_windows.h"
 #include "sim/tensor_copy.h"
 
@@ -368,7 +369,7 @@ Value assemble(const OpArgs& a) {
   const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a));
   // In the orchestration PyPTO makes the source a view of this window of the target: the
   // task that made the source wrote the target's window.
-  if (TaskRecorder* r = a.device ? a.device->recorder() : nullptr; r && r->windows() && !in_task())
+  if (TaskRecorder* r = graph_recorder(a.device); r && !in_task())
     r->note_alias(source.tensor, target.tensor, offset, extents);
   return target;
 }
