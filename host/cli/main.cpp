@@ -36,6 +36,20 @@ std::string find_pylib(std::string& problem) {
   return "";
 }
 
+// The script's child Python processes (sys.executable running another kernel script, as
+// pypto-lib's compile-in-a-subprocess flows do) import the same golden, pypto and
+// _pypto_golden as the script: pylib, and the build tree's extension directory unless pylib is
+// an installed site directory that holds the extension itself, go ahead of PYTHONPATH.
+void export_child_pythonpath(const std::string& pylib) {
+  std::string dirs = pylib;
+  std::error_code ec;
+  if (!fs::exists(fs::path(pylib) / "_pypto_golden_build.json", ec) &&
+      fs::exists(fs::path(PYPTO_GOLDEN_BUILD_PYTHON_DIR) / "_pypto_golden_build.json", ec))
+    dirs += std::string(":") + PYPTO_GOLDEN_BUILD_PYTHON_DIR;
+  if (const char* old = std::getenv("PYTHONPATH"); old && *old) dirs += std::string(":") + old;
+  setenv("PYTHONPATH", dirs.c_str(), 1);
+}
+
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "pypto-golden: %s\n%s", message.c_str(), usage_text().c_str());
   return 2;
@@ -84,6 +98,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "pypto-golden: %s\n", problem.c_str());
     return 2;
   }
+  export_child_pythonpath(run.pylib_dir);
   run.program_name = argv[0];
   run.python_executable = PYPTO_GOLDEN_PYTHON_EXECUTABLE;
   run.torch_version = PYPTO_GOLDEN_TORCH_VERSION;

@@ -1,6 +1,10 @@
 """CompiledProgram: one build directory plus its IR, callable in place on the simulator."""
 
+import json
+from pathlib import Path
+
 from pypto.compiler.errors import KernelArgumentError
+from pypto.ir.param_info import param_infos
 from pypto.ir.program import Program
 from pypto.language.types import RUNTIME
 
@@ -18,13 +22,60 @@ def as_run_config(config):
                     % type(config).__name__)
 
 
+def read_build_json(path, what):
+    """A build directory's JSON file; unreadable or malformed is a ValueError naming it."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise ValueError("%s: cannot read the %s (%s); recompile the kernel to refresh the build "
+                         "directory" % (path, what, e)) from None
+
+
 class CompiledProgram:
+    META_FILE = "compiled_meta.json"
+
     def __init__(self, output_dir, program, meta):
-        self._output_dir = output_dir
+        self._output_dir = Path(output_dir)
         self._program = Program(program)
         self._meta = meta
         self.platform = meta["platform"]
         self.backend_type = meta["backend_type"]
+
+    @classmethod
+    def from_dir(cls, output_dir, *, platform=None, backend_type=None):
+        """The program of an existing build directory, callable without compiling again (PyPTO's
+        runtime_dir replay): its parameters from the meta file, its program from sim_program.json.
+        `platform` / `backend_type` override the recorded ones."""
+        from pypto.compiler import META_SCHEMA
+        out = Path(output_dir).resolve()
+        meta_path = out / cls.META_FILE
+        if not meta_path.is_file():
+            raise FileNotFoundError("%s not found: %s is not a build directory of a%s program (recompile "
+                                    "it to make one)" % (meta_path, out, "n L3" if cls is not CompiledProgram
+                                                         else " single-chip"))
+        meta = read_build_json(meta_path, "parameter metadata")
+        if not isinstance(meta, dict) or meta.get("schema") != META_SCHEMA:
+            raise ValueError("%s: schema %r, this pypto-golden reads schema %d; recompile the kernel to "
+                             "refresh the build directory" % (meta_path, meta.get("schema") if
+                                                              isinstance(meta, dict) else None, META_SCHEMA))
+        param_infos(meta, meta_path)  # a malformed parameter fails here, not at the first call
+        program_path = out / "sim_program.json"
+        if not program_path.is_file():
+            raise FileNotFoundError("%s not found: %s was not built by pypto-golden, whose simulator runs "
+                                    "the program in that file" % (program_path, out))
+        compiled = cls(out, read_build_json(program_path, "simulator program"), meta)
+        if platform is not None:
+            compiled.platform = platform
+        if backend_type is not None:
+            compiled.backend_type = backend_type
+        return compiled
+
+    def _get_metadata(self):
+        """(ParamInfo per parameter, the indices of the pure Out ones, one placeholder per
+        returned value), as PyPTO's compiled programs give them."""
+        infos = param_infos(self._meta, self._output_dir / self.META_FILE)
+        return infos, self.output_indices, [None] * self._meta["num_return_types"]
 
     @property
     def output_dir(self):

@@ -10,6 +10,7 @@ from pypto import compiler
 from pypto.compiler.kernel_source import MISSING
 from pypto.ir.program import Program
 from pypto.jit.compiled_program import CompiledProgram, as_run_config
+from pypto.jit.distributed_compiled_program import DistributedCompiledProgram
 from pypto.jit.specialize import specialise
 
 _HELPER_KINDS = ("inline", "incore")
@@ -32,7 +33,7 @@ def compile_entry(owner, kernel, decls, args, kwargs, config, for_call, *, all_r
         if compiled is None:
             out, ir, meta = compiler.build(kernel, spec, config, kind, program,
                                            name=owner.__name__)
-            compiled = CompiledProgram(out, ir, meta)
+            compiled = (DistributedCompiledProgram if kind == "host" else CompiledProgram)(out, ir, meta)
             owner._cache[key] = compiled
     return compiled, spec
 
