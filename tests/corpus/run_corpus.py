@@ -7,7 +7,8 @@
 
 A runnable script is a file with a `__main__` block directly in `examples/*/` or `models/*/`.
 Each runs from its own copy of its folder (scripts leave build_output/ and read config.py
-beside them), as `PYTHONPATH=<corpus> pypto-golden SCRIPT -p a2a3sim [-d 0]`, with a timeout,
+beside them), as `PYTHONPATH=<corpus> pypto-golden SCRIPT -p a2a3sim [-d 0]` (with --python PY,
+as `PY SCRIPT ...` through the extension module), with a timeout,
 up to --jobs at a time. One row per script: verdict, seconds, peak memory of the run, the
 first line that tells what happened, and a note for scripts that cannot pass here for a
 reason outside pypto-golden's control. Then the counts. The exit status is 0 when every
@@ -219,21 +220,39 @@ def prepare(script, corpus, workroot, seed=None):
     return work, env, multi
 
 
-def command(binary, script, multi, hardware=None):
+def command(binary, script, multi, hardware=None, python=None):
     """The command line of a script: -p a2a3sim, or --simulate -p <hardware>; -d 0 unless
-    multi-device (its own device list applies)."""
-    platform = ["--simulate", Path(script).name, "-p", hardware] if hardware else [Path(script).name, "-p", "a2a3sim"]
-    return [str(binary)] + platform + ([] if multi else ["-d", "0"])
+    multi-device (its own device list applies). `python`: run it under that interpreter
+    instead of pypto-golden (python_env() makes the environment; it simulates a hardware
+    platform through PYPTO_GOLDEN_SIMULATE=1, the --simulate flag's variable)."""
+    run = [Path(script).name, "-p", hardware or "a2a3sim"] + ([] if multi else ["-d", "0"])
+    if python:
+        return [str(python)] + run
+    return [str(binary)] + (["--simulate"] if hardware else []) + run
 
 
-def run_one(script, corpus, binary, timeout, workroot, seed=None):
+def python_env(env, corpus, binary, hardware=None):
+    """`env` for a script under python3: the corpus, pylib and the built extension module (beside
+    the executable's build tree, or $PYPTO_GOLDEN_EXT_DIR) on PYTHONPATH."""
+    ext = os.environ.get("PYPTO_GOLDEN_EXT_DIR") or str(Path(binary).parent.parent / "python")
+    env = dict(env, PYTHONPATH=":".join([str(corpus), str(REPO / "pylib"), ext]))
+    if hardware:
+        env["PYPTO_GOLDEN_SIMULATE"] = "1"
+    return env
+
+
+def run_one(script, corpus, binary, timeout, workroot, seed=None, python=None):
     work, env, multi = prepare(script, corpus, workroot, seed)
-    cmd = command(binary, script, multi)
+    cmd = command(binary, script, multi, python=python)
+    if python:
+        env = python_env(env, corpus, binary)
     returncode, seconds, peak, timed_out, output = launch(cmd, work, env, timeout)
     simulated = hardware_choice(output)
     if simulated:
         # Its argparse only takes hardware platforms: the hardware command line, simulated.
-        cmd = command(binary, script, multi, simulated)
+        cmd = command(binary, script, multi, simulated, python)
+        if python:
+            env = python_env(env, corpus, binary, simulated)
         returncode, seconds, peak, timed_out, output = launch(cmd, work, env, timeout)
     killed = not timed_out and returncode == -signal.SIGKILL
     verdict = classify(returncode, output, timed_out, killed)
@@ -276,6 +295,8 @@ def main(argv=None):
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per script (default 300)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scripts at a time (default: cores)")
     parser.add_argument("--keep", help="keep every work directory under this folder")
+    parser.add_argument("--python", help="run the scripts under this Python (through the extension module "
+                        "beside --bin's build tree) instead of under pypto-golden")
     parser.add_argument("--seed", type=int, help="PYPTO_GOLDEN_SEED for every script: the same random inputs "
                         "every run (default: each script draws its own, and a failure names it)")
     args = parser.parse_args(argv)
@@ -289,6 +310,12 @@ def main(argv=None):
     binary = Path(args.bin or os.environ.get("PYPTO_GOLDEN_BIN") or REPO / "build" / "bin" / "pypto-golden").absolute()
     if not os.access(binary, os.X_OK):
         parser.error("pypto-golden executable not found at %s; build it or pass --bin" % binary)
+    python = None
+    if args.python:
+        found = shutil.which(args.python)
+        if not found:
+            parser.error("--python: no executable Python at %s" % args.python)
+        python = str(Path(found).absolute())
     selected = list(args.scripts)
     if args.list:
         for raw in Path(args.list).read_text().splitlines():
@@ -304,11 +331,13 @@ def main(argv=None):
     workroot = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="pypto-corpus."))
     workroot.mkdir(parents=True, exist_ok=True)
     sys.stdout.write("corpus %s, %d scripts, %d at a time, timeout %g s, %s%s\n"
-                     % (corpus, len(scripts), args.jobs, args.timeout, binary,
+                     % (corpus, len(scripts), args.jobs, args.timeout,
+                        "%s (extension module of %s)" % (python, binary) if python else binary,
                         "" if args.seed is None else ", seed %d" % args.seed))
     rows = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for row in pool.map(lambda s: run_one(s, corpus, binary, args.timeout, workroot, args.seed), scripts):
+        for row in pool.map(lambda s: run_one(s, corpus, binary, args.timeout, workroot, args.seed, python),
+                            scripts):
             print_row(row, sys.stdout)
             rows.append(row)
     counts = {v: sum(r.verdict == v for r in rows) for v in VERDICTS}

@@ -170,6 +170,31 @@ def test_a_script_refusing_the_simulator_platform_is_rerun_as_its_hardware_platf
         "no golden.run: its own checks, exit 0"
 
 
+def test_command_lines_under_pypto_golden_and_under_python3(monkeypatch):
+    monkeypatch.delenv("PYPTO_GOLDEN_EXT_DIR", raising=False)
+    c = run_corpus.command
+    assert c("/b/pypto-golden", "models/m/k.py", False) == ["/b/pypto-golden", "k.py", "-p", "a2a3sim", "-d", "0"]
+    assert c("/b/pypto-golden", "models/m/k.py", True, "a5") == ["/b/pypto-golden", "--simulate", "k.py", "-p", "a5"]
+    assert c("/b/pypto-golden", "models/m/k.py", False, python="/v/python") == [
+        "/v/python", "k.py", "-p", "a2a3sim", "-d", "0"]
+    assert c("/b/pypto-golden", "models/m/k.py", True, "a2a3", "/v/python") == ["/v/python", "k.py", "-p", "a2a3"]
+    env = run_corpus.python_env({"HOME": "/h"}, Path("/c"), "/build/bin/pypto-golden", "a2a3")
+    assert env == {"HOME": "/h", "PYTHONPATH": "/c:%s:/build/python" % (run_corpus.REPO / "pylib"),
+                   "PYPTO_GOLDEN_SIMULATE": "1"}
+
+
+@pytest.mark.skipif(not (CORPUS / "examples").is_dir(), reason="no pypto-lib corpus at %s" % CORPUS)
+def test_an_l3_corpus_script_passes_under_python3_too(tmp_path):
+    # The L3 issue asks for both: under pypto-golden (the fast list) and under python3.
+    binary = os.environ.get("PYPTO_GOLDEN_BIN") or str(run_corpus.REPO / "build" / "bin" / "pypto-golden")
+    done = subprocess.run([sys.executable, str(HERE / "run_corpus.py"), "--python", sys.executable, "--bin", binary,
+                           "--jobs", "1", "--seed", str(SEED), "examples/advanced/allreduce.py",
+                           "models/qwen3_14b/topk_select.py"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(extension module of %s)" % binary in done.stdout.splitlines()[0]
+    assert "2 scripts: 2 PASS," in done.stdout
+
+
 def test_a_failure_keeps_its_seed_and_a_seed_reaches_every_script(tmp_path):
     output = ("[RUN] validate ...\n[RUN]   inputs drawn from torch seed 88: run again with --seed 88 "
               "(or PYPTO_GOLDEN_SEED=88) for the same inputs\n")
