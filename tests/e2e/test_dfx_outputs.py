@@ -743,6 +743,74 @@ raise SystemExit(0 if result.passed else 1)
 '''
 
 
+NO_DEP_CALLS = '''
+import torch
+import pypto.language as pl
+from golden import TensorSpec, run
+
+AT = pl.Level.CORE_GROUP
+
+
+@pl.jit.incore
+def bump(src: pl.Tensor[[32, 16], pl.FP32], dst: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    r0 = pl.get_block_idx() * 16
+    t = pl.load(src, [r0, 0], [16, 16])
+    return pl.store(pl.add(t, 1.0), [r0, 0], dst)
+
+
+@pl.jit.incore
+def bump_all(src: pl.Tensor[[32, 16], pl.FP32], dst: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    return pl.store(pl.add(pl.load(src, [0, 0], [32, 16]), 1.0), [0, 0], dst)
+
+
+@pl.jit
+def nodep_calls(x: pl.Tensor[[32, 16], pl.FP32], y: pl.Out[pl.Tensor[[32, 16], pl.FP32]],
+                z: pl.Out[pl.Tensor[[32, 16], pl.FP32]], w: pl.Out[pl.Tensor[[32, 16], pl.FP32]],
+                v: pl.Out[pl.Tensor[[32, 16], pl.FP32]]):
+    with pl.at(level=AT, name_hint="write") as made:
+        y[:, :] = pl.add(x[:, :], 1.0)
+    z, _ = pl.spmd_submit(self.bump, pl.no_dep(y), z, core_num=2, deps=[made])  # noqa: F821
+    w = bump_all(pl.no_dep(y), w)
+    v = bump_all(y, v)
+    return y, z, w, v
+
+
+def golden(values):
+    values["y"][:] = values["x"] + 1.0
+    for name in ("z", "w", "v"):
+        values[name][:] = values["x"] + 2.0
+
+
+result = run(fn=nodep_calls, specs=[TensorSpec("x", [32, 16], torch.float32, init_value=torch.randn)] +
+             [TensorSpec(n, [32, 16], torch.float32) for n in "yzwv"],
+             golden_fn=golden, config={"platform": "a2a3sim", "enable_dep_gen": True})
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_a_no_dep_argument_of_a_kernel_call_leaves_that_tensor_out_of_its_edges(tmp_path, host):
+    """`pl.no_dep(y)` at a call site (pl.spmd_submit or a plain InCore call): that task's
+    windows of y give it no edge, as PyPTO's NoDep argument; the spmd launch is still ordered
+    by its deps=, and a call passing y plainly depends on y's writer."""
+    build, deps = run_script_deps(tmp_path, host, NO_DEP_CALLS)
+    assert [t["func_name"] for t in deps["tasks"]] == ["write", "bump", "bump_all", "bump_all_1"]
+    assert [(e["pred"], e["succ"], e["source"]) for e in deps["edges"]] == [
+        (0, 1, "explicit"), (0, 3, "tensormap")]
+    program = json.loads((build / "sim_program.json").read_text())
+    slots = program["functions"][0]["slots"]
+
+    def tasks(stmts):
+        for st in stmts:
+            if st.get("s") == "at":
+                yield st["name"], [slots[k] for k in st.get("no_dep", [])]
+            for key in ("body", "orelse"):
+                yield from tasks(st.get(key, []))
+
+    assert list(tasks(program["functions"][0]["body"])) == [
+        ("write", []), ("bump", ["y"]), ("bump_all", ["y"]), ("bump_all", [])]
+
+
 def test_no_dep_args_leave_a_tensor_out_of_that_tasks_edges(tmp_path, host):
     """`no_dep_args=[y]` on a pl.at: that task's windows of y give it no edge (its deps= order
     it instead); another task reading y still depends on y's writer."""

@@ -226,12 +226,16 @@ class SpliceMixin:
                 self.set_ty(slot, ir, ty)
                 pre.append(ir_nodes.assign(caller_line, slot, ir))
         dumps = self.task_dumps(dumps) if callee.kind in INCORE_KINDS else ()
+        # `pl.no_dep(x)` arguments of an InCore call: that task's windows of x give it no edges
+        # (PyPTO's NoDep argument direction), as no_dep_args= does for a pl.at.
+        no_dep = [scope.names[p] for p, arg in given.items()
+                  if p in scope.names and self._is_no_dep(arg)] if callee.kind in INCORE_KINDS else []
         with self.region(scope=scope, incore=callee.kind in INCORE_KINDS, splicing=kernel,
                          kind=callee.kind):
             body = self.block(kernel.func.body)
         self.drop_scope_tags(scope)
         if callee.kind in INCORE_KINDS:  # one InCore task, as if written in a pl.at
-            body = [ir_nodes.at(caller_line, callee.name, body, dumps, task=self.task_fields())]
+            body = [ir_nodes.at(caller_line, callee.name, body, dumps, task=self.task_fields(no_dep=no_dep))]
         self.pending.extend(pre)
         self.pending.extend(body)
         if plan.mode != "fresh":
@@ -241,6 +245,12 @@ class SpliceMixin:
             return pairs[0]
         return (ir_nodes.tuple_(p[0] for p in pairs),
                 Ty("tuple", items=tuple(p[1] for p in pairs)))
+
+    def _is_no_dep(self, arg):
+        """Whether a call argument is `pl.no_dep(...)`."""
+        return isinstance(arg, ast.Call) and isinstance(arg.func, (ast.Name, ast.Attribute)) \
+            and self.text(arg.func).rsplit(".", 1)[-1] == "no_dep" \
+            and getattr(self.callee(arg), "_pypto_special", None) == "no_dep"
 
     def _fold_default(self, kernel, value):
         with self.region(scope=Scope(kernel)):
