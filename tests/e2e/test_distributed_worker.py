@@ -5,42 +5,20 @@ processes, which import the same golden and pypto."""
 
 import re
 
-from conftest import clean_env
+from conftest import SAMPLES, clean_env
 
 SCRIPT = '''
 import sys
 import torch
 import pypto.language as pl
-import pypto.language.distributed as pld
 from pypto.ir.compiled_program import CompiledProgram
 from pypto.ir.distributed_compiled_program import DistributedCompiledProgram, DistributedConfig
 from pypto.runtime import DeviceTensor, DistributedWorker, RunConfig, StackedDeviceTensor
 
-WORLD, CAP, HEAD = 2, 8, 4
-
-
-@pl.jit.incore
-def append_row(k: pl.Tensor[[1, HEAD], pl.FP32], cache: pl.InOut[pl.Tensor[[CAP, HEAD], pl.FP32]],
-               out: pl.Out[pl.Tensor[[1, HEAD], pl.FP32]], pos: pl.Scalar[pl.INT32]):
-    row = pl.load(k, [0, 0], [1, HEAD])
-    cache = pl.store(row, [pos, 0], cache)
-    acc = row
-    for i in pl.range(pos):
-        acc = pl.add(acc, pl.load(cache, [i, 0], [1, HEAD]))
-    return pl.store(acc, [0, 0], out)
-
-
-@pl.jit
-def chip(k: pl.Tensor[[1, HEAD], pl.FP32], cache: pl.InOut[pl.Tensor[[CAP, HEAD], pl.FP32]],
-         out: pl.Out[pl.Tensor[[1, HEAD], pl.FP32]], pos: pl.Scalar[pl.INT32]):
-    return append_row(k, cache, out, pos)
-
-
-@pl.jit.host
-def step(k: pl.Tensor[[WORLD, 1, HEAD], pl.FP32], cache: pl.InOut[pl.Tensor[[WORLD, CAP, HEAD], pl.FP32]],
-         out: pl.Out[pl.Tensor[[WORLD, 1, HEAD], pl.FP32]], pos: pl.Scalar[pl.INT32]):
-    for r in pl.range(pld.world_size()):
-        chip(k[r], cache[r], out[r], pos, device=r)
+# The sample's decode step: each rank appends k[r] to its cache shard at `pos` and sums rows
+# 0..pos into out[r].
+sys.path.insert(0, SAMPLES)
+from kv_cache_append import CAPACITY as CAP, HEAD, WORLD, kv_cache_append as step  # noqa: E402
 
 
 @pl.jit
@@ -107,24 +85,24 @@ expect(FileNotFoundError, lambda: DistributedCompiledProgram.from_dir(single.out
 
 def test_a_reloaded_l3_program_runs_decode_steps_on_a_resident_cache(host, tmp_path):
     script = tmp_path / "serve.py"
-    script.write_text(SCRIPT)
+    script.write_text(SCRIPT.replace("SAMPLES", repr(str(SAMPLES))))
     proc = host(script, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     builds = tmp_path / "build_output"
     assert "compiled DistributedCompiledProgram" in out
-    assert ("params [('k', 'In', [2, 1, 4], 'fp32'), ('cache', 'InOut', [2, 8, 4], 'fp32'), "
-            "('out', 'Out', [2, 1, 4], 'fp32'), ('pos', 'In', None, 'int32')] [2] []") in out
+    assert ("params [('k_new', 'In', [2, 1, 64], 'fp32'), ('cache', 'InOut', [2, 160, 64], 'fp32'), "
+            "('out', 'Out', [2, 1, 64], 'fp32'), ('pos', 'In', None, 'int32')] [2] []") in out
     assert "devices [0, 1] a2a3sim" in out
-    assert "stacked True True (2, 8, 4)" in out
+    assert "stacked True True (2, 160, 64)" in out
     # Each step reads the rows the earlier ones appended to the resident cache.
     assert [ln for ln in out.splitlines() if ln.startswith("decode step")] == [
         "decode step 0 ok", "decode step 1 ok", "decode step 2 ok"]
     assert "host tensor kept True" in out
     errors = [ln for ln in out.splitlines() if re.match(r"\w+Error: ", ln)]
-    assert errors[0] == ("ValueError: argument 1: StackedDeviceTensor(full_shape=(2, 8, 4), dtype=torch.float32, "
+    assert errors[0] == ("ValueError: argument 1: StackedDeviceTensor(full_shape=(2, 160, 64), dtype=torch.float32, "
                          "worker_ids=(0, 1)) is not a live tensor of this worker")
-    assert errors[1] == ("ValueError: free_stacked_tensor: StackedDeviceTensor(full_shape=(2, 8, 4), "
+    assert errors[1] == ("ValueError: free_stacked_tensor: StackedDeviceTensor(full_shape=(2, 160, 64), "
                          "dtype=torch.float32, worker_ids=(0, 1)) is not a live tensor of this worker (freed "
                          "already, or allocated by another worker)")
     assert errors[2] == ("ValueError: alloc_tensor: worker_id 2 is not a worker of this DistributedWorker (0..1)")
