@@ -1,5 +1,6 @@
 // pypto-golden: run a PyPTO kernel script with the native harness core.
 #include "cli/host_options.h"
+#include "cli/memory_guard.h"
 #include "embed/embedded_python.h"
 #include "run/host_overrides.h"
 
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <stdexcept>
 
 namespace fs = std::filesystem;
 using namespace pypto_golden;
@@ -99,6 +101,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   export_child_pythonpath(run.pylib_dir);
+  try {
+    start_memory_guard();
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "pypto-golden: %s\n", e.what());
+    return 2;
+  }
   run.program_name = argv[0];
   run.python_executable = PYPTO_GOLDEN_PYTHON_EXECUTABLE;
   run.torch_version = PYPTO_GOLDEN_TORCH_VERSION;

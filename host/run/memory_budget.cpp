@@ -23,27 +23,6 @@ std::optional<uint64_t> mem_available() {
   return std::nullopt;
 }
 
-uint64_t parse_limit(const std::string& raw) {
-  size_t end = 0;
-  unsigned long long n = 0;
-  try {
-    n = std::stoull(raw, &end);
-  } catch (const std::exception&) {
-    end = 0;
-  }
-  uint64_t scale = 1;
-  const std::string suffix = end ? raw.substr(end) : "";
-  if (suffix == "K" || suffix == "k") scale = 1ull << 10;
-  else if (suffix == "M" || suffix == "m") scale = 1ull << 20;
-  else if (suffix == "G" || suffix == "g") scale = 1ull << 30;
-  else if (suffix == "T" || suffix == "t") scale = 1ull << 40;
-  else if (!suffix.empty()) end = 0;
-  if (!end || raw[0] == '-' || n == 0)
-    throw std::invalid_argument("PYPTO_GOLDEN_MEMORY_LIMIT must be a positive byte count, optionally with a K, M, "
-                                "G or T suffix (e.g. 16G), got '" + raw + "'");
-  return static_cast<uint64_t>(n) * scale;
-}
-
 // Bytes of one copy of the spec tensors: the In ones, and the Out / InOut ones.
 struct SpecBytes {
   uint64_t inputs = 0;
@@ -71,7 +50,7 @@ std::optional<MemoryBudget> memory_budget() {
   std::optional<MemoryBudget> budget;
   if (auto avail = mem_available()) budget = MemoryBudget{*avail, "MemAvailable in /proc/meminfo"};
   if (const char* raw = std::getenv("PYPTO_GOLDEN_MEMORY_LIMIT")) {
-    const uint64_t limit = parse_limit(raw);
+    const uint64_t limit = parse_byte_count(raw, "PYPTO_GOLDEN_MEMORY_LIMIT");
     if (!budget || limit < budget->bytes) budget = MemoryBudget{limit, "PYPTO_GOLDEN_MEMORY_LIMIT"};
   }
   return budget;

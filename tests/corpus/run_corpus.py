@@ -159,7 +159,8 @@ def unwritten_reason(unwritten):
 def classify(returncode, output, timed_out, killed):
     if timed_out:
         return "TIMEOUT"
-    if killed or "MemoryError" in output or "std::bad_alloc" in output or "not enough memory for this run" in output:
+    if killed or "MemoryError" in output or "std::bad_alloc" in output or "not enough memory for this run" in output \
+            or "pypto-golden: out of memory:" in output:
         return "OOM"
     if returncode == 0 and re.search(r"^\[RUN\] PASS", output, re.M):
         return "PASS"

@@ -88,6 +88,8 @@ def test_runnable_scripts_are_the_main_files_of_examples_and_models(tmp_path):
     (-9, "", True, False, "TIMEOUT"),
     (-9, "", False, True, "OOM"),
     (1, "[RUN] FAIL: not enough memory for this run: its tensors need at least 40.0 GiB ...\n", False, False, "OOM"),
+    (3, "[SESSION] host resident 44/64\npypto-golden: out of memory: 120.0 MiB of this machine's 23.5 GiB are "
+        "left and the run holds 22.9 GiB; stopped ...\n", False, False, "OOM"),
     (0, "[RUN] compile done\nno verdict line\n", False, False, "ERROR"),
     # A script that never calls golden.run (a compile smoke test): its exit status decides.
     (0, "Lowered with 3 function(s).\n", False, False, "PASS"),

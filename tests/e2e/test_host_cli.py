@@ -314,3 +314,37 @@ def test_bench_json_written_by_the_executable_has_a_context_block(host, tmp_path
     version = host("--version").stdout
     assert f"pypto-golden {context['pypto_golden_version']} " in version
     assert f"torch {context['torch_version']})" in version
+
+
+HOG = """
+import time, torch
+print("allocating", flush=True)
+x = torch.ones(768 * 1024 * 1024 // 4)  # 768 MiB, touched
+time.sleep(%s)
+print("not stopped")
+"""
+
+
+def test_the_memory_guard_stops_a_run_past_its_size_with_one_message(host, tmp_path):
+    # What the budget check before a run cannot see (the script's own data) still ends in
+    # one message and exit status 3, within the guard's poll, not in a silent OOM kill.
+    script = tmp_path / "hog.py"
+    script.write_text(HOG % 30)
+    start = time.monotonic()
+    proc = host(script, env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="600M"))
+    assert time.monotonic() - start < 20
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert proc.stdout == "allocating\n"
+    assert re.fullmatch(r"pypto-golden: out of memory: the run holds \d+\.\d MiB, more than "
+                        r"PYPTO_GOLDEN_MEMORY_GUARD=600\.0 MiB; stopped \(exit status 3\)\n", proc.stderr), proc.stderr
+
+
+def test_the_memory_guard_can_be_turned_off_and_a_bad_setting_is_a_usage_error(host, tmp_path):
+    script = tmp_path / "hog.py"
+    script.write_text(HOG % 0)
+    proc = host(script, env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="off"))
+    assert proc.returncode == 0 and proc.stdout == "allocating\nnot stopped\n", proc.stderr
+    proc = host(script, env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="lots"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("pypto-golden: PYPTO_GOLDEN_MEMORY_GUARD must be 'off' or a positive byte count, "
+                           "optionally with a K, M, G or T suffix (e.g. 16G), got 'lots'\n")
