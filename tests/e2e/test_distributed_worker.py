@@ -121,6 +121,16 @@ def test_a_reloaded_l3_program_runs_decode_steps_on_a_resident_cache(host, tmp_p
                         r"of an L3 program \(recompile it to make one\)", errors[8]), errors[8]
 
 
+def test_the_serving_flow_under_python3_too(python3, tmp_path):
+    script = tmp_path / "serve.py"
+    script.write_text(SCRIPT.replace("SAMPLES", repr(str(SAMPLES))))
+    proc = python3(script, timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [ln for ln in proc.stdout.splitlines() if ln.startswith("decode step")] == [
+        "decode step 0 ok", "decode step 1 ok", "decode step 2 ok"]
+    assert "single-chip from_dir True" in proc.stdout
+
+
 def test_a_malformed_build_directory_is_one_message(host, tmp_path):
     build = tmp_path / "b"
     build.mkdir()
