@@ -9,6 +9,8 @@
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/csrc/jit/serialization/pickler.h>
 
+#include <algorithm>
+#include <fstream>
 #include <optional>
 #include <sstream>
 
@@ -25,6 +27,64 @@ std::string describe_ivalue(const c10::IValue& v) {
   if (v.isString()) return "str";
   if (v.isNone()) return "None";
   return v.tagKind();
+}
+
+uint64_t little_endian(const std::string& bytes, size_t at, int width) {
+  uint64_t v = 0;
+  for (int k = width - 1; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
+  return v;
+}
+
+// A fuzz finding: torch's zip reader allocates a record's size as its central directory
+// claims it while it opens the archive (its version records), before any check of ours can
+// run: a 1.5 KiB file claiming a 4 GiB record made it allocate 4 GiB. So the central
+// directory is read here first (a minimal reading of the ZIP format, zip64 included): the
+// first record that claims more bytes than the file holds, or nullopt (also when the
+// directory cannot be found; torch then reports the damage). `read_at(offset, n)`: up to n
+// bytes of the file at offset.
+template <typename ReadAt>
+std::optional<std::string> oversized_zip_record(uint64_t file_bytes, ReadAt read_at) {
+  constexpr uint64_t kEocd = 22, kMaxComment = 65535, k32 = 0xFFFFFFFFull;
+  if (file_bytes < kEocd) return std::nullopt;
+  const uint64_t tail_at = file_bytes > kEocd + kMaxComment ? file_bytes - kEocd - kMaxComment : 0;
+  const std::string tail = read_at(tail_at, file_bytes - tail_at);
+  const size_t eocd = tail.rfind(std::string("PK\x05\x06", 4));
+  if (eocd == std::string::npos || eocd + kEocd > tail.size()) return std::nullopt;
+  uint64_t cd_size = little_endian(tail, eocd + 12, 4), cd_at = little_endian(tail, eocd + 16, 4);
+  if (cd_size == k32 || cd_at == k32) {  // zip64: its end record, through the locator before
+    if (eocd < 20 || tail.compare(eocd - 20, 4, std::string("PK\x06\x07", 4)) != 0) return std::nullopt;
+    const std::string end64 = read_at(little_endian(tail, eocd - 20 + 8, 8), 56);
+    if (end64.size() < 56 || end64.compare(0, 4, std::string("PK\x06\x06", 4)) != 0) return std::nullopt;
+    cd_size = little_endian(end64, 40, 8);
+    cd_at = little_endian(end64, 48, 8);
+  }
+  if (cd_at > file_bytes || cd_size > file_bytes - cd_at) return std::nullopt;
+  const std::string cd = read_at(cd_at, cd_size);
+  for (size_t p = 0; p + 46 <= cd.size() && cd.compare(p, 4, std::string("PK\x01\x02", 4)) == 0;) {
+    uint64_t compressed = little_endian(cd, p + 20, 4), size = little_endian(cd, p + 24, 4);
+    const size_t name_len = little_endian(cd, p + 28, 2), extra_len = little_endian(cd, p + 30, 2),
+                 comment_len = little_endian(cd, p + 32, 2);
+    if (p + 46 + name_len + extra_len > cd.size()) break;
+    // A 32-bit field of all ones defers to the zip64 extra field (id 1), in this order.
+    for (size_t e = p + 46 + name_len; e + 4 <= p + 46 + name_len + extra_len;) {
+      const size_t id = little_endian(cd, e, 2), len = little_endian(cd, e + 2, 2);
+      if (id == 1) {
+        size_t at = e + 4;
+        for (uint64_t* field : {&size, &compressed})
+          if (*field == k32 && at + 8 <= e + 4 + len && at + 8 <= cd.size()) {
+            *field = little_endian(cd, at, 8);
+            at += 8;
+          }
+        break;
+      }
+      e += 4 + len;
+    }
+    if (const uint64_t claimed = std::max(size, compressed); claimed > file_bytes)
+      return "its record '" + cd.substr(p + 46, name_len) + "' claims " + std::to_string(claimed) +
+             " bytes, more than the file's " + std::to_string(file_bytes);
+    p += 46 + name_len + extra_len + comment_len;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -114,17 +174,19 @@ std::optional<std::string> storage_extent_problem(const at::Tensor& t) {
 
 // The one reading path of both entry points: `open` makes the zip reader (from a file or
 // from memory); every failure becomes a TensorFileError naming `origin`.
-template <typename OpenReader>
-at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReader open) {
+template <typename OpenReader, typename ReadAt>
+at::Tensor read_tensor(const std::string& origin, uint64_t file_bytes, OpenReader open, ReadAt read_at) {
   auto unreadable = [&](const std::string& why) {
     return TensorFileError(origin + " is not a readable torch tensor file (" + why + ")");
   };
   c10::IValue value;
   try {
-    caffe2::serialize::PyTorchStreamReader reader = open();
     // torch.save stores records uncompressed: a record larger than the file is a lie of a
     // damaged or hostile archive, and believing it would allocate that size (gigabytes from
-    // a 2 KiB file) before the read fails.
+    // a 2 KiB file) before the read fails. Checked in the central directory before torch
+    // opens the archive, and again as torch's reader sees the records.
+    if (auto problem = oversized_zip_record(file_bytes, read_at)) throw unreadable(*problem);
+    caffe2::serialize::PyTorchStreamReader reader = open();
     for (const auto& name : reader.getAllRecords())
       if (const size_t claimed = reader.getRecordSize(name); claimed > file_bytes)
         throw unreadable("its record '" + name + "' claims " + std::to_string(claimed) +
@@ -169,13 +231,24 @@ at::Tensor load_tensor_file(const std::filesystem::path& path) {
   if (type != std::filesystem::file_type::regular)  // a FIFO would block the read forever
     throw TensorFileError(path.string() + " is not a regular file (a FIFO, socket or device)");
   const uint64_t bytes = std::filesystem::file_size(path, ec);
+  std::ifstream file(path, std::ios::binary);
+  auto read_at = [&](uint64_t at, uint64_t n) {
+    std::string out(static_cast<size_t>(n), '\0');
+    file.clear();
+    file.seekg(static_cast<std::streamoff>(at));
+    file.read(out.data(), static_cast<std::streamsize>(n));
+    out.resize(file ? out.size() : static_cast<size_t>(std::max<std::streamsize>(file.gcount(), 0)));
+    return out;
+  };
   return read_tensor(path.string(), ec ? UINT64_MAX : bytes,
-                     [&] { return caffe2::serialize::PyTorchStreamReader(path.string()); });
+                     [&] { return caffe2::serialize::PyTorchStreamReader(path.string()); },
+                     [&](uint64_t at, uint64_t n) { return ec ? std::string() : read_at(at, n); });
 }
 
 at::Tensor load_tensor_bytes(const std::string& bytes, const std::string& origin) {
   std::istringstream in(bytes);
-  return read_tensor(origin, bytes.size(), [&] { return caffe2::serialize::PyTorchStreamReader(&in); });
+  return read_tensor(origin, bytes.size(), [&] { return caffe2::serialize::PyTorchStreamReader(&in); },
+                     [&](uint64_t at, uint64_t n) { return at < bytes.size() ? bytes.substr(at, n) : std::string(); });
 }
 
 }  // namespace pypto_golden

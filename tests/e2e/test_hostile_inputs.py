@@ -219,9 +219,14 @@ def archive_with_pickle(path, pickle):
         (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-storage-record-smaller-than-tensor.pt", p),
          "is not a readable torch tensor file (its storage record holds no data for the 2 bytes its tensor of shape "
          "(2,) needs)"),
+        # A fuzz finding: a 1.5 KiB archive whose central directory claims a 4 GiB record,
+        # which torch's zip reader allocated while opening the archive.
+        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-zip-record-claims-4GB.pt", p),
+         "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 4294967295 bytes, "
+         "more than the file's 1556)"),
     ],
     ids=["empty", "random-bytes", "2GiB-of-zeros", "directory", "fifo", "dict", "pickle-claiming-gigabytes",
-         "pickle-memo-index", "uint1-storage", "storage-smaller-than-tensor"],
+         "pickle-memo-index", "uint1-storage", "storage-smaller-than-tensor", "zip-record-claiming-gigabytes"],
 )
 def test_a_hostile_snapshot_file(host, saved, make, problem):
     path = saved / "data/in/x.pt"
