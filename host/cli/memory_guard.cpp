@@ -1,5 +1,6 @@
 #include "cli/memory_guard.h"
 
+#include "run/machine_memory.h"
 #include "tensor/bytes_text.h"
 
 #include <unistd.h>
@@ -27,47 +28,9 @@ uint64_t resident_bytes() {
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
-// MemTotal and MemAvailable of /proc/meminfo, in bytes.
-void read_meminfo(uint64_t& total, uint64_t& available) {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  uint64_t kib = 0;
-  while (meminfo >> key >> kib >> unit) {
-    if (key == "MemTotal:") total = kib * 1024;
-    else if (key == "MemAvailable:") available = kib * 1024;
-  }
-}
-
-// The memory cgroup (v2) of this process, where the OOM killer of a container acts: its
-// limit and usage, when it has a limit.
-bool read_cgroup(uint64_t& limit, uint64_t& usage) {
-  std::ifstream self("/proc/self/cgroup");
-  std::string line, path;
-  while (std::getline(self, line))
-    if (line.rfind("0::", 0) == 0) path = line.substr(3);
-  if (path.empty()) return false;
-  const std::string dir = "/sys/fs/cgroup" + (path == "/" ? std::string() : path);
-  std::ifstream max_file(dir + "/memory.max"), current_file(dir + "/memory.current");
-  std::string max_text;
-  if (!(max_file >> max_text) || max_text == "max" || !(current_file >> usage)) return false;
-  try {
-    limit = std::stoull(max_text);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return true;
-}
-
 MemoryState memory_state(uint64_t resident) {
-  MemoryState s;
-  s.resident = resident;
-  read_meminfo(s.total, s.available);
-  uint64_t limit = 0, usage = 0;
-  if (read_cgroup(limit, usage) && limit < s.total) {
-    s.total = limit;
-    s.available = std::min(s.available, limit > usage ? limit - usage : 0);
-  }
-  return s;
+  const MachineMemory m = machine_memory();  // the machine's, or its cgroup's when tighter
+  return MemoryState{resident, m.total, m.available};
 }
 
 [[noreturn]] void stop(const std::string& message) {

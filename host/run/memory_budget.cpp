@@ -1,27 +1,17 @@
 #include "run/memory_budget.h"
 
+#include "run/machine_memory.h"
 #include "run/run_errors.h"
 
 #include <c10/core/ScalarType.h>
 
 #include <cstdlib>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <stdexcept>
 
 namespace pypto_golden {
 namespace {
-
-std::optional<uint64_t> mem_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  return std::nullopt;
-}
 
 // Bytes of one copy of the spec tensors: the In ones, and the Out / InOut ones.
 struct SpecBytes {
@@ -48,7 +38,7 @@ struct MemoryBudget {
 
 std::optional<MemoryBudget> memory_budget() {
   std::optional<MemoryBudget> budget;
-  if (auto avail = mem_available()) budget = MemoryBudget{*avail, "MemAvailable in /proc/meminfo"};
+  if (const MachineMemory m = machine_memory(); m.total) budget = MemoryBudget{m.available, m.source};
   if (const char* raw = std::getenv("PYPTO_GOLDEN_MEMORY_LIMIT")) {
     const uint64_t limit = parse_byte_count(raw, "PYPTO_GOLDEN_MEMORY_LIMIT");
     if (!budget || limit < budget->bytes) budget = MemoryBudget{limit, "PYPTO_GOLDEN_MEMORY_LIMIT"};

@@ -12,10 +12,12 @@
 
 namespace pypto_golden {
 
-// Throws RunFailure when the run's tensors cannot fit: each spec tensor is held at least
-// three times at once (the host data, the golden's clone, the device copy), against
-// /proc/meminfo's MemAvailable capped by PYPTO_GOLDEN_MEMORY_LIMIT (bytes, or with a
-// K/M/G/T suffix, powers of 1024). Throws std::invalid_argument for a malformed limit.
+// Throws RunFailure when the run's tensors cannot fit: each In tensor is held at least once
+// (the golden and the device share its host bytes until one writes them) and each Out /
+// InOut twice (the kernel's result and the golden's), against the memory left
+// (run/machine_memory.h: MemAvailable, or the memory cgroup's limit when tighter) capped by
+// PYPTO_GOLDEN_MEMORY_LIMIT (bytes, or with a K/M/G/T suffix, powers of 1024). Throws
+// std::invalid_argument for a malformed limit.
 void check_memory_budget(const std::vector<NativeSpec>& specs);
 
 // When `what` is an allocator's refusal ("...can't allocate memory: you tried to allocate

@@ -1,9 +1,16 @@
-// The memory guard's setting and verdicts (the e2e tests stop a real run with it).
+// The memory guard's setting and verdicts (the e2e tests stop a real run with it), and the
+// machine-memory reader it shares with the budget check.
 #include "cli/memory_guard.h"
+#include "run/machine_memory.h"
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
+#include <string>
 
 using namespace pypto_golden;
 
@@ -53,4 +60,57 @@ TEST_CASE("the guard stops a run past its size, or holding most of a machine tha
   MemoryGuardSetting off;
   off.off = true;
   CHECK(memory_guard_verdict(off, {22 * GiB, 24 * GiB, 1 * MiB}) == "");
+}
+
+namespace {
+// A /proc and /sys/fs/cgroup of the test's own, under a fresh temporary directory.
+struct FakeMachine {
+  std::filesystem::path root = std::filesystem::temp_directory_path() /
+                               ("pypto_machine_memory_" + std::to_string(::getpid()));
+  FakeMachine() { std::filesystem::create_directories(root / "cg/job"); }
+  ~FakeMachine() { std::filesystem::remove_all(root); }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(root / name) << text; }
+  MachineMemoryFiles files() const {
+    return {(root / "meminfo").string(), (root / "cgroup").string(), (root / "cg").string()};
+  }
+};
+}  // namespace
+
+TEST_CASE("machine memory: MemAvailable, capped by a tighter memory cgroup") {
+  FakeMachine m;
+  m.write("meminfo", "MemTotal:       25165824 kB\nMemFree:         1000 kB\nMemAvailable:   20971520 kB\n");
+  m.write("cgroup", "0::/job\n");
+  // No limit ("max"): the machine's figures.
+  m.write("cg/job/memory.max", "max\n");
+  m.write("cg/job/memory.current", "1073741824\n");
+  MachineMemory got = machine_memory(m.files());
+  CHECK(got.total == 24 * GiB);
+  CHECK(got.available == 20 * GiB);
+  CHECK(got.source == "MemAvailable in /proc/meminfo");
+  // An 8 GiB limit with 6 GiB used leaves 2 GiB: the cgroup is the bound, and says so.
+  m.write("cg/job/memory.max", "8589934592\n");
+  m.write("cg/job/memory.current", "6442450944\n");
+  got = machine_memory(m.files());
+  CHECK(got.total == 8 * GiB);
+  CHECK(got.available == 2 * GiB);
+  CHECK(got.source == "the memory cgroup's limit of 8.0 GiB");
+  // A limit that leaves more than the machine has left: the machine stays the bound.
+  m.write("cg/job/memory.current", "0\n");
+  got = machine_memory(m.files());
+  CHECK(got.total == 8 * GiB);
+  CHECK(got.available == 8 * GiB);
+  m.write("meminfo", "MemTotal:       25165824 kB\nMemAvailable:    1048576 kB\n");
+  got = machine_memory(m.files());
+  CHECK(got.available == 1 * GiB);
+  CHECK(got.source == "MemAvailable in /proc/meminfo");
+  // Usage past the limit leaves nothing; a malformed limit is no limit.
+  m.write("cg/job/memory.current", "9663676416\n");
+  CHECK(machine_memory(m.files()).available == 0);
+  m.write("cg/job/memory.max", "lots\n");
+  CHECK(machine_memory(m.files()).total == 24 * GiB);
+  // No /proc/meminfo: nothing is known.
+  std::filesystem::remove(m.root / "meminfo");
+  got = machine_memory(m.files());
+  CHECK(got.total == 0);
+  CHECK(got.source.empty());
 }
