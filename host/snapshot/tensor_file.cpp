@@ -38,27 +38,41 @@ uint64_t little_endian(const std::string& bytes, size_t at, int width) {
 // A fuzz finding: torch's zip reader allocates a record's size as its central directory
 // claims it while it opens the archive (its version records), before any check of ours can
 // run: a 1.5 KiB file claiming a 4 GiB record made it allocate 4 GiB. So the central
-// directory is read here first (a minimal reading of the ZIP format, zip64 included): the
-// first record that claims more bytes than the file holds, or nullopt (also when the
-// directory cannot be found; torch then reports the damage). `read_at(offset, n)`: up to n
-// bytes of the file at offset.
+// directory is read here first, found as torch's reader (miniz) finds it: the 32-bit end
+// record, or the zip64 one when a zip64 locator precedes it, whatever the 32-bit fields say
+// (a second finding: a damaged 32-bit offset hid the directory from an earlier reading that
+// went by those fields, while miniz went by the zip64 record torch.save always writes).
+// Returns why the file is refused: a directory past the file's end, or the first record that
+// claims more bytes than the file holds; nullopt otherwise (also when there is no end
+// record: torch then reports the damage). `read_at(offset, n)`: up to n bytes at offset.
 template <typename ReadAt>
 std::optional<std::string> oversized_zip_record(uint64_t file_bytes, ReadAt read_at) {
-  constexpr uint64_t kEocd = 22, kMaxComment = 65535, k32 = 0xFFFFFFFFull;
+  constexpr uint64_t kEocd = 22, kMaxComment = 65535, kLocator = 20, kEnd64 = 56, k32 = 0xFFFFFFFFull;
   if (file_bytes < kEocd) return std::nullopt;
   const uint64_t tail_at = file_bytes > kEocd + kMaxComment ? file_bytes - kEocd - kMaxComment : 0;
   const std::string tail = read_at(tail_at, file_bytes - tail_at);
-  const size_t eocd = tail.rfind(std::string("PK\x05\x06", 4));
-  if (eocd == std::string::npos || eocd + kEocd > tail.size()) return std::nullopt;
+  // The last signature with a whole end record after it, as miniz looks for it.
+  const std::string signature("PK\x05\x06", 4);
+  size_t eocd = tail.size() >= kEocd ? tail.rfind(signature, tail.size() - kEocd) : std::string::npos;
+  if (eocd == std::string::npos) return std::nullopt;
   uint64_t cd_size = little_endian(tail, eocd + 12, 4), cd_at = little_endian(tail, eocd + 16, 4);
-  if (cd_size == k32 || cd_at == k32) {  // zip64: its end record, through the locator before
-    if (eocd < 20 || tail.compare(eocd - 20, 4, std::string("PK\x06\x07", 4)) != 0) return std::nullopt;
-    const std::string end64 = read_at(little_endian(tail, eocd - 20 + 8, 8), 56);
-    if (end64.size() < 56 || end64.compare(0, 4, std::string("PK\x06\x06", 4)) != 0) return std::nullopt;
-    cd_size = little_endian(end64, 40, 8);
-    cd_at = little_endian(end64, 48, 8);
+  const uint64_t eocd_at = tail_at + eocd;
+  if (eocd_at >= kLocator + kEnd64) {
+    const std::string locator = read_at(eocd_at - kLocator, kLocator);
+    if (locator.size() == kLocator && locator.compare(0, 4, std::string("PK\x06\x07", 4)) == 0) {
+      const uint64_t end64_at = little_endian(locator, 8, 8);
+      const std::string end64 = end64_at <= file_bytes - kEnd64 ? read_at(end64_at, kEnd64) : std::string();
+      if (end64.size() == kEnd64 && end64.compare(0, 4, std::string("PK\x06\x06", 4)) == 0) {
+        cd_size = little_endian(end64, 40, 8);
+        cd_at = little_endian(end64, 48, 8);
+      }
+    }
   }
-  if (cd_at > file_bytes || cd_size > file_bytes - cd_at) return std::nullopt;
+  // miniz's own bound check of the directory adds the two 64-bit fields, which can wrap
+  // around and pass, and it allocates the claimed size before reading.
+  if (cd_at > file_bytes || cd_size > file_bytes - cd_at)
+    return "its central directory claims " + std::to_string(cd_size) + " bytes at byte " + std::to_string(cd_at) +
+           ", past the file's end at " + std::to_string(file_bytes);
   const std::string cd = read_at(cd_at, cd_size);
   for (size_t p = 0; p + 46 <= cd.size() && cd.compare(p, 4, std::string("PK\x01\x02", 4)) == 0;) {
     uint64_t compressed = little_endian(cd, p + 20, 4), size = little_endian(cd, p + 24, 4);

@@ -224,9 +224,26 @@ def archive_with_pickle(path, pickle):
         (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-zip-record-claims-4GB.pt", p),
          "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 4294967295 bytes, "
          "more than the file's 1556)"),
+        # A fuzz finding: the same claim, in a directory that only the zip64 end record names
+        # (its 32-bit twin damaged), which is the one torch's zip reader goes by.
+        (lambda p: shutil.copyfile(
+            FUZZ_CORPUS / "tensor_file/finding-zip64-directory-behind-damaged-32bit-end-record.pt", p),
+         "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 2617245736 bytes, "
+         "more than the file's 1556)"),
+        # The same claim behind a stray end signature in the last 21 bytes, which torch's zip
+        # reader passes over (too short for an end record).
+        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/crafted-zip-end-signature-in-last-bytes.pt", p),
+         "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 4294967295 bytes, "
+         "more than the file's 1570)"),
+        # A zip64 directory whose offset and size add up past 2**64 and wrap around: torch's
+        # zip reader's bound check passes it and allocates its 4 GiB.
+        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/crafted-zip64-directory-offset-wraps-around.pt", p),
+         "is not a readable torch tensor file (its central directory claims 4294967040 bytes at byte "
+         "18446744069414584586, past the file's end at 1605)"),
     ],
     ids=["empty", "random-bytes", "2GiB-of-zeros", "directory", "fifo", "dict", "pickle-claiming-gigabytes",
-         "pickle-memo-index", "uint1-storage", "storage-smaller-than-tensor", "zip-record-claiming-gigabytes"],
+         "pickle-memo-index", "uint1-storage", "storage-smaller-than-tensor", "zip-record-claiming-gigabytes",
+         "zip64-directory-behind-damaged-end-record", "stray-end-signature", "zip64-directory-wrapping-around"],
 )
 def test_a_hostile_snapshot_file(host, saved, make, problem):
     path = saved / "data/in/x.pt"
