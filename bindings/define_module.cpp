@@ -110,6 +110,7 @@ void simulate(const std::string& work_dir, py::list args, const std::string& pla
       host[k].tensor = a.cast<at::Tensor>();
       if (!host[k].tensor.is_contiguous())
         throw py::value_error("argument " + std::to_string(k) + " must be a contiguous tensor");
+      host[k].in_place = true;  // an Out / InOut receives the result: the kernel may work in it
     } else {
       host[k].is_tensor = false;
       if (PyBool_Check(a.ptr())) host[k].scalar = c10::Scalar(a.cast<bool>());

@@ -10,7 +10,7 @@ namespace pypto_golden {
 TimedDispatches time_dispatches(sim::DispatchSession& session, std::vector<sim::HostArg>& args, int rounds, int untimed,
                                 const BeforeDispatch& before, const DescribeDispatch& describe) {
   sim::InterruptScope interrupt_scope;  // one for the whole loop, not one per dispatch
-  const sim::DispatchOptions options{/*check_inputs=*/false, /*find_unwritten=*/false};  // checked by the correctness dispatch
+  const sim::DispatchOptions options{/*check_inputs=*/false};  // checked by the correctness dispatch
   auto next = [&] {
     sim::check_interrupt();
     const int64_t index = session.dispatches();

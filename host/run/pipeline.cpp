@@ -34,49 +34,52 @@ namespace py = pybind11;
 namespace pypto_golden {
 namespace {
 
-// What a failing output's report adds when the kernel left part of a pure Out unwritten:
-// counted against the golden, since an integer's poison is also a value a kernel computes.
-std::map<std::string, std::string> unwritten_notes(const std::vector<sim::UnwrittenOutput>& unwritten,
-                                                   const std::vector<NativeSpec>& specs,
-                                                   const std::vector<at::Tensor>& host,
-                                                   const std::map<std::string, at::Tensor>& expected) {
-  std::map<std::string, std::string> notes;
-  for (const auto& u : unwritten) {
-    sim::PoisonScan scan{u.count, -1};
-    std::vector<int64_t> first = u.first_index;
-    const auto golden = expected.find(u.name);
-    for (size_t k = 0; k < specs.size(); ++k)
-      if (specs[k].name == u.name && golden != expected.end() && golden->second.defined() &&
-          golden->second.scalar_type() == host[k].scalar_type() && golden->second.sizes().equals(host[k].sizes())) {
-        scan = sim::Device::scan_poison_against(host[k], golden->second);
-        if (scan.count) first = unravel(scan.first, host[k].sizes());
-      }
-    if (scan.count == 0) continue;
-    notes[u.name] = "    never written: " + std::to_string(scan.count) + " of " + std::to_string(u.numel) +
-                    " elements of '" + u.name + "' (the first at index " + python_shape_repr(first) +
-                    "). A pure pl.Out is not uploaded, so it starts uninitialised on the device (poisoned on the "
-                    "simulator): write every element, or declare it pl.InOut (with an init_value). To reproduce "
-                    "hardware whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
-  }
-  return notes;
+// The never-written elements of output k as a mask shaped like it, when it is a pure Out
+// that `device` poisoned (not bool, whose poison is a value) and the golden has its shape
+// and dtype: its elements holding the poison where the golden expects something else (an
+// integer's poison is also a value a kernel computes). Undefined when there are none, or
+// when the output is not such a pure Out. Looked for in failing outputs only: a passing run
+// pays no pass over its outputs for it.
+at::Tensor unwritten_mask(const NativeSpec& spec, const at::Tensor& actual,
+                          const std::map<std::string, at::Tensor>& expected, const sim::Device& device) {
+  const auto golden = expected.find(spec.name);
+  if (spec.direction != Direction::Out || !device.poisons_outputs() || !actual.defined() ||
+      actual.scalar_type() == at::kBool || golden == expected.end() || !golden->second.defined() ||
+      golden->second.scalar_type() != actual.scalar_type() || !golden->second.sizes().equals(actual.sizes()))
+    return at::Tensor();
+  py::gil_scoped_release release;
+  at::Tensor mask = sim::Device::poison_mask_against(actual, golden->second);
+  return mask.any().item<bool>() ? mask : at::Tensor();
+}
+
+// What a failing output's report adds when the kernel left part of a pure Out unwritten.
+std::string unwritten_note(const NativeSpec& spec, const at::Tensor& actual,
+                           const std::map<std::string, at::Tensor>& expected, const sim::Device& device) {
+  const at::Tensor mask = unwritten_mask(spec, actual, expected, device);
+  if (!mask.defined()) return "";
+  const at::Tensor flat = mask.reshape({-1});
+  const int64_t count = flat.sum().item<int64_t>();
+  if (count == 0) return "";
+  const int64_t first = flat.to(at::kByte).argmax().item<int64_t>();  // the first of the maxima
+  return "    never written: " + std::to_string(count) + " of " + std::to_string(actual.numel()) + " elements of '" +
+         spec.name + "' (the first at index " + python_shape_repr(unravel(first, actual.sizes())) +
+         "). A pure pl.Out is not uploaded, so it starts uninitialised on the device (poisoned on the "
+         "simulator): write every element, or declare it pl.InOut (with an init_value). To reproduce "
+         "hardware whose fresh buffers happen to be zero, run with PYPTO_SIM_OUT_INIT=zero.";
 }
 
 // The HTML report's pictures of the failing outputs, with the never-written elements of a
 // pure Out marked.
 void draw_failures(RunRecord& record, const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
-                   const std::map<std::string, at::Tensor>& expected,
-                   const std::vector<sim::UnwrittenOutput>& unwritten) {
-  py::gil_scoped_release release;
+                   const std::map<std::string, at::Tensor>& expected, const sim::Device& device) {
   for (auto& out : record.outputs) {
     if (out.passed) continue;
     const auto golden = expected.find(out.name);
     if (golden == expected.end() || !golden->second.defined()) continue;
     for (size_t k = 0; k < specs.size(); ++k) {
       if (specs[k].name != out.name || !golden->second.sizes().equals(host[k].sizes())) continue;
-      at::Tensor mask;
-      for (const auto& u : unwritten)
-        if (u.name == out.name && golden->second.scalar_type() == host[k].scalar_type())
-          mask = sim::Device::poison_mask_against(host[k], golden->second);
+      const at::Tensor mask = unwritten_mask(specs[k], host[k], expected, device);
+      py::gil_scoped_release release;
       out.picture = draw_difference(host[k], golden->second, mask);
     }
   }
@@ -113,14 +116,11 @@ bool draws_random_inputs(const std::vector<NativeSpec>& specs) {
 }
 
 // Dispatches the build as the session's next dispatch; the outputs replace their `host`
-// tensors (resident ones are read back into them: this is the session's first dispatch);
-// returns the outputs the kernel left partly unwritten.
+// tensors (resident ones are read back into them: this is the session's first dispatch).
 // `persistent`: the launches that follow keep the windows (benchmark mode), so a signal the
 // kernel leaves set is worth a warning.
-std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs,
-                                                 std::vector<at::Tensor>& host, const std::string& kernel,
-                                                 bool persistent, const StageLog& log,
-                                                 sim::TaskRecorder* recorder) {
+void run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs, std::vector<at::Tensor>& host,
+                   const std::string& kernel, bool persistent, const StageLog& log, sim::TaskRecorder* recorder) {
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;
@@ -161,7 +161,6 @@ std::vector<sim::UnwrittenOutput> run_on_device(sim::DispatchSession& session, c
              "launch's pld.system.wait may be satisfied by this launch's notify: reset each signal once it is "
              "consumed (pld.system.notify(..., value=0, op=pld.NotifyOp.Set)), or wait for a per-launch count "
              "(a stepped scalar)");
-  return std::move(report.unwritten_outputs);
 }
 
 // The DFX outputs RunConfig asks for that the simulator writes (the chip swimlane, the task
@@ -351,7 +350,6 @@ RunOutcome run_pipeline(const RunRequest& req) {
     std::shared_ptr<const sim::Program> program;
     std::shared_ptr<sim::Device> device;
     std::unique_ptr<sim::DispatchSession> session;
-    std::vector<sim::UnwrittenOutput> unwritten;
     DfxRun dfx = dfx_request(req.config);
     std::optional<sim::TaskRecorder> recorder;
     log.stage("runtime", [&] {
@@ -361,7 +359,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
       if (dfx.any()) recorder.emplace(dfx.windows(), dump_payloads(dfx.dump_args));
-      unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
+      run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
     });
     // Written after the stage, so its time is the dispatch's alone.
     if (recorder) {
@@ -396,10 +394,11 @@ RunOutcome run_pipeline(const RunRequest& req) {
       ValidationReport report;
       log.stage("validate", [&] {
         report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol,
-                                  unwritten_notes(unwritten, specs, host, expected), log);
+                                  [&](size_t k) { return unwritten_note(specs[k], host[k], expected, *device); },
+                                  log);
       });
       record.outputs = report.outputs;
-      if (!report.passed && html_report_requested()) draw_failures(record, specs, host, expected, unwritten);
+      if (!report.passed && html_report_requested()) draw_failures(record, specs, host, expected, *device);
       if (!report.passed) {
         if (!req.golden_data && draws_random_inputs(specs)) {
           const std::string seed = std::to_string(at::detail::getDefaultCPUGenerator().current_seed());

@@ -81,7 +81,7 @@ void check_compare_fn(const py::handle& compare_fn, const std::vector<NativeSpec
 
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host_tensors,
                                   const std::map<std::string, at::Tensor>& expected, const py::handle& compare_fn,
-                                  double rtol, double atol, const std::map<std::string, std::string>& notes,
+                                  double rtol, double atol, const std::function<std::string(size_t)>& note,
                                   const StageLog& log) {
   ValidationReport report;
   py::dict comparators = compare_fn.is_none() ? py::dict() : py::dict(py::reinterpret_borrow<py::object>(compare_fn));
@@ -125,8 +125,7 @@ ValidationReport validate_outputs(const std::vector<NativeSpec>& specs, const st
     if (!r.passed) {
       failed.push_back(s.name);
       blocks.push_back(output_failure_text(s.name, label, text, r.detail));
-      auto note = notes.find(s.name);
-      if (note != notes.end()) blocks.back() += "\n" + note->second;
+      if (const std::string extra = note ? note(k) : std::string(); !extra.empty()) blocks.back() += "\n" + extra;
       report.outputs.back().detail = blocks.back();
     }
   }

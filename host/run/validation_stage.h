@@ -8,6 +8,7 @@
 #include <ATen/core/Tensor.h>
 #include <pybind11/pybind11.h>
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,12 +30,12 @@ void check_compare_fn(const pybind11::handle& compare_fn, const std::vector<Nati
 // compare_fn maps output names to Python comparators (called with the compare_fn protocol,
 // README "golden.run"); other outputs use the native allclose gate. Prints one line per
 // output; the report heads each failing output's detail (validate/gate_report.h) and ends
-// it with the output's line in `notes`, when it has one (what the runtime saw, e.g. elements
-// the kernel never wrote).
+// it with `note(k)` for the output's spec index k, when that is not empty (what the runtime
+// saw, e.g. elements the kernel never wrote). `note` is called for failing outputs only.
 ValidationReport validate_outputs(const std::vector<NativeSpec>& specs,
                                   const std::vector<at::Tensor>& host_tensors,
                                   const std::map<std::string, at::Tensor>& expected,
                                   const pybind11::handle& compare_fn, double rtol, double atol,
-                                  const std::map<std::string, std::string>& notes, const StageLog& log);
+                                  const std::function<std::string(size_t)>& note, const StageLog& log);
 
 }  // namespace pypto_golden

@@ -101,15 +101,6 @@ namespace {
 int poison_byte(c10::ScalarType dtype) {
   return at::isFloatingType(dtype) ? 0xFF : dtype == at::kBool ? 0x01 : 0xA5;
 }
-}  // namespace
-
-at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype) {
-  at::Tensor dev = allocate(shape, dtype);
-  fill_bytes(dev.data_ptr(), options_.zero_outputs ? 0 : poison_byte(dtype), dev.nbytes());
-  return dev;
-}
-
-namespace {
 
 // Whether every one of the `width` bytes at `p` is `pattern`.
 bool holds_pattern(const unsigned char* p, size_t width, unsigned char pattern) {
@@ -117,77 +108,16 @@ bool holds_pattern(const unsigned char* p, size_t width, unsigned char pattern) 
     if (p[b] != pattern) return false;
   return true;
 }
-
-// Elements of type W in bytes [off, off + len) whose every byte is `pattern`: how many,
-// and the element index of the first. Counted in fixed blocks, which GCC vectorises at -O2
-// (a loop that stops at the first match is not, and a written output has none to stop at);
-// the first is looked for only when there is one.
-template <typename W>
-void count_words(const unsigned char* bytes, size_t off, size_t len, unsigned char pattern, int64_t& n,
-                 int64_t& lowest) {
-  W word;
-  std::memset(&word, pattern, sizeof word);
-  const W* p = reinterpret_cast<const W*>(bytes + off);
-  const size_t items = len / sizeof(W);
-  constexpr size_t kBlock = 256;
-  size_t found = 0, i = 0;
-  for (; i + kBlock <= items; i += kBlock) {
-    uint32_t in_block = 0;
-    for (size_t j = 0; j < kBlock; ++j) in_block += p[i + j] == word;
-    found += in_block;
-  }
-  for (; i < items; ++i) found += p[i] == word;
-  if (found == 0) return;
-  n += static_cast<int64_t>(found);
-  size_t first = 0;
-  while (p[first] != word) ++first;
-  lowest = static_cast<int64_t>(off / sizeof(W) + first);
-}
-
-// Counts the poisoned elements of bytes [off, off + len) of `t` into the totals.
-struct PoisonTally {
-  std::atomic<int64_t> count{0}, first{INT64_MAX};
-
-  void chunk(const at::Tensor& t, size_t off, size_t len) {
-    const auto* bytes = static_cast<const unsigned char*>(t.const_data_ptr());
-    const size_t width = t.element_size();  // divides the 1 MiB chunks, so no element straddles two
-    const unsigned char pattern = static_cast<unsigned char>(poison_byte(t.scalar_type()));
-    int64_t n = 0, lowest = INT64_MAX;
-    switch (width) {  // whole-element compares, which the compiler vectorises
-      case 1: count_words<uint8_t>(bytes, off, len, pattern, n, lowest); break;
-      case 2: count_words<uint16_t>(bytes, off, len, pattern, n, lowest); break;
-      case 4: count_words<uint32_t>(bytes, off, len, pattern, n, lowest); break;
-      case 8: count_words<uint64_t>(bytes, off, len, pattern, n, lowest); break;
-      default:
-        for (size_t e = off; e < off + len; e += width)
-          if (holds_pattern(bytes + e, width, pattern) && n++ == 0) lowest = static_cast<int64_t>(e / width);
-    }
-    count += n;
-    for (int64_t seen = first.load(); lowest < seen && !first.compare_exchange_weak(seen, lowest);) {}
-  }
-
-  PoisonScan result() const {
-    PoisonScan scan;
-    scan.count = count.load();
-    if (scan.count) scan.first = first.load();
-    return scan;
-  }
-};
-
 }  // namespace
 
-PoisonScan Device::scan_poison(const at::Tensor& t) {
-  PoisonTally tally;
-  for_each_chunk(t.nbytes(), [&](size_t off, size_t len) { tally.chunk(t, off, len); });
-  return tally.result();
+at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype) {
+  at::Tensor dev = allocate(shape, dtype);
+  poison_output(dev);
+  return dev;
 }
 
-PoisonScan Device::scan_poison_against(const at::Tensor& actual, const at::Tensor& expected) {
-  const at::Tensor mask = poison_mask_against(actual, expected).reshape({-1});  // only for failing outputs
-  PoisonScan scan;
-  scan.count = mask.sum().item<int64_t>();
-  if (scan.count) scan.first = mask.to(at::kByte).argmax().item<int64_t>();  // the first of the maxima
-  return scan;
+void Device::poison_output(const at::Tensor& t) {
+  fill_bytes(t.data_ptr(), options_.zero_outputs ? 0 : poison_byte(t.scalar_type()), t.nbytes());
 }
 
 at::Tensor Device::poison_mask_against(const at::Tensor& actual, const at::Tensor& expected) {
@@ -203,21 +133,13 @@ at::Tensor Device::poison_mask_against(const at::Tensor& actual, const at::Tenso
   return mask;
 }
 
-PoisonScan Device::download(const at::Tensor& device_tensor, const at::Tensor& host, bool scan) {
+void Device::download(const at::Tensor& device_tensor, const at::Tensor& host) {
   if (host.is_contiguous() && host.scalar_type() == device_tensor.scalar_type() &&
       host.sizes().equals(device_tensor.sizes()) && device_tensor.is_contiguous()) {
-    // One pass: each chunk is scanned while the copy has just brought it into the cache.
-    PoisonTally tally;
-    char* dst = static_cast<char*>(host.data_ptr());
-    const char* src = static_cast<const char*>(device_tensor.const_data_ptr());
-    for_each_chunk(host.nbytes(), [&](size_t off, size_t len) {
-      std::memcpy(dst + off, src + off, len);
-      if (scan) tally.chunk(device_tensor, off, len);
-    });
-    return tally.result();
+    copy_bytes(host.data_ptr(), device_tensor.const_data_ptr(), host.nbytes());
+    return;
   }
   const_cast<at::Tensor&>(host).copy_(device_tensor);
-  return scan ? scan_poison(device_tensor) : PoisonScan{};
 }
 
 bool Device::same_bytes(const at::Tensor& device_tensor, const at::Tensor& host) {

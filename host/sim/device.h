@@ -33,12 +33,6 @@ struct DeviceOptions {
   bool operator!=(const DeviceOptions& o) const { return !(*this == o); }
 };
 
-// Elements of a device tensor that still hold the poison pattern of allocate_output.
-struct PoisonScan {
-  int64_t count = 0;
-  int64_t first = -1;  // flat index of the first one, -1 when none
-};
-
 // Reads PYPTO_SIM_THREADS / PYPTO_SIM_SHUFFLE / PYPTO_SIM_OUT_INIT / PYPTO_SIM_NAN_CHECK; throws std::invalid_argument naming the
 // variable, what it must be and what it holds.
 DeviceOptions device_options_from_env();
@@ -61,27 +55,23 @@ class Device {
   // (NaN for floats, 0xA5 bytes for integers) so unwritten or read-before-write
   // elements show up in validation; zeroed instead under PYPTO_SIM_OUT_INIT=zero.
   at::Tensor allocate_output(at::IntArrayRef shape, c10::ScalarType dtype);
+  // The same start for a contiguous buffer the kernel works in directly (HostArg::in_place).
+  void poison_output(const at::Tensor& t);
   // Whether allocate_output poisons (the default) rather than zeroes.
   bool poisons_outputs() const { return !options_.zero_outputs; }
-  // The elements of a contiguous tensor from allocate_output that still hold the poison
-  // pattern: the ones the kernel never wrote.
-  PoisonScan scan_poison(const at::Tensor& t);
   // The elements of a pure Out `actual` read back from a poisoning device that hold the
-  // poison pattern where `expected` (same shape and dtype) does not: the never-written ones
-  // that explain a mismatch. An integer's poison (0xA5 bytes: int8 -91) is also a value a
-  // kernel computes, so an element written with it counts only when the golden expects
-  // something else.
-  static PoisonScan scan_poison_against(const at::Tensor& actual, const at::Tensor& expected);
-  // The same elements as a bool tensor shaped like `actual` (the HTML report's mask).
+  // poison pattern where `expected` (same shape and dtype) does not, as a bool tensor shaped
+  // like `actual`: the never-written ones that explain a mismatch. An integer's poison (0xA5
+  // bytes: int8 -91) is also a value a kernel computes, so an element written with it counts
+  // only when the golden expects something else.
   static at::Tensor poison_mask_against(const at::Tensor& actual, const at::Tensor& expected);
   // Bytes of device memory in use now (the tensors alive in it; a shared, never-written
   // input is host memory and does not count).
   int64_t live_bytes() const { return memory_->live_bytes(); }
   // Uninitialised device memory (create_tensor inside a kernel, scratch).
   at::Tensor allocate(at::IntArrayRef shape, c10::ScalarType dtype);
-  // Copies device memory back into the host tensor; with `scan`, counts the poisoned
-  // elements in the same pass (as scan_poison).
-  PoisonScan download(const at::Tensor& device_tensor, const at::Tensor& host, bool scan = false);
+  // Copies device memory back into the host tensor.
+  void download(const at::Tensor& device_tensor, const at::Tensor& host);
   // Whether device memory still holds exactly the host tensor's bytes (NaN payloads
   // included): how a write to an In parameter is noticed.
   bool same_bytes(const at::Tensor& device_tensor, const at::Tensor& host);

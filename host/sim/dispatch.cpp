@@ -3,8 +3,8 @@
 #include "sim/comm/comm_domain.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
+#include "sim/strided_view.h"
 #include "tensor/dtype_names.h"
-#include "tensor/flat_index.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
@@ -40,6 +40,17 @@ bool handed_over(const HostArg& arg, const ParamInfo& p) {
   return arg.hand_over && !arg.resident && !arg.result.defined() && p.direction != "In";
 }
 
+// Whether the kernel works in argument k's own tensor (HostArg::in_place): only when no
+// other argument sees its bytes, which a separate device buffer would have kept apart.
+bool works_in_place(const std::vector<HostArg>& args, size_t k, const ParamInfo& p) {
+  const HostArg& arg = args[k];
+  if (!arg.in_place || arg.resident || arg.result.defined() || p.direction == "In" || !arg.tensor.is_contiguous())
+    return false;
+  for (size_t j = 0; j < args.size(); ++j)
+    if (j != k && args[j].is_tensor && shares_memory(arg.tensor, args[j].tensor)) return false;
+  return true;
+}
+
 }  // namespace
 
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
@@ -62,6 +73,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   frame.slots.resize(fn.slot_names.size());
   std::vector<at::Tensor> device_tensors(args.size());
   std::vector<bool> fresh(args.size(), true);  // not a resident buffer an earlier dispatch made
+  std::vector<bool> in_place(args.size(), false);
   for (size_t k = 0; k < args.size(); ++k) {
     const ParamInfo& p = fn.params[k];
     if (p.is_tensor != args[k].is_tensor)
@@ -74,6 +86,11 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     fresh[k] = !args[k].resident || !session.resident(k).defined();
     if (!fresh[k]) {
       device_tensors[k] = session.resident(k);
+    } else if (works_in_place(args, k, p)) {
+      in_place[k] = true;
+      device_tensors[k] = args[k].tensor;
+      if (p.direction == "Out") device.poison_output(device_tensors[k]);
+      else (void)device_tensors[k].mutable_data_ptr();  // a copy-on-write share is copied here, on this thread
     } else if (p.direction == "Out") {
       device_tensors[k] = device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type());
     } else if (handed_over(args[k], p) && args[k].tensor.is_contiguous()) {
@@ -113,21 +130,14 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     report.signal_left_set = domain->signal_left_set();
   }
   for (size_t k = 0; k < args.size(); ++k) {
-    if (!fn.params[k].is_tensor || !fresh[k]) continue;
-    const bool scan = fn.params[k].direction == "Out" && options.find_unwritten && device.poisons_outputs() &&
-                      device_tensors[k].scalar_type() != at::kBool;
-    PoisonScan unwritten;
+    if (!fn.params[k].is_tensor || !fresh[k] || in_place[k]) continue;
     if (handed_over(args[k], fn.params[k])) {
       report.outputs[k] = device_tensors[k];
-      if (scan) unwritten = device.scan_poison(device_tensors[k]);
     } else if (fn.params[k].direction != "In") {
-      unwritten = device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor, scan);
+      device.download(device_tensors[k], args[k].result.defined() ? args[k].result : args[k].tensor);
     } else if (options.check_inputs && !device.same_bytes(device_tensors[k], args[k].tensor)) {
       report.written_inputs.push_back(fn.params[k].name);
     }
-    if (unwritten.count > 0)
-      report.unwritten_outputs.push_back(UnwrittenOutput{fn.params[k].name, unwritten.count, device_tensors[k].numel(),
-                                                         unravel(unwritten.first, device_tensors[k].sizes())});
   }
   return report;
 }

@@ -28,6 +28,12 @@ struct HostArg {
   // `tensor` becomes the device buffer itself (the caller keeps no other use of it); a pure
   // Out's `tensor` only gives the shape and dtype (it may be a meta tensor).
   bool hand_over = false;
+  // An Out / InOut the kernel may work in directly, since the caller's tensor receives the
+  // result anyway (CompiledProgram.__call__): no device buffer, no read-back. Honoured for a
+  // contiguous, non-resident tensor that shares no memory with another argument (otherwise
+  // it is copied as usual); a pure Out is poisoned in place first. After a dispatch that
+  // fails, such a tensor's contents are unspecified (part of the kernel's writes).
+  bool in_place = false;
 
   // A handed-over pure Out shaped like `host`: a meta tensor, so no host bytes are held for it.
   void hand_over_out(const at::Tensor& host);
@@ -43,24 +49,12 @@ struct DispatchOptions {
   // Compare each In parameter's device memory with the host copy afterwards: a kernel that
   // writes an In parameter loses that write on real hardware (In is never read back).
   bool check_inputs = true;
-  // Count the elements of each pure Out parameter the kernel never wrote (they still hold
-  // the poison pattern; not for bool outputs, whose poison is a value).
-  bool find_unwritten = true;
   // Records every task the dispatch runs on `device` (the chip swimlane); none when null.
   TaskRecorder* recorder = nullptr;
 };
 
-// A pure Out parameter the kernel left partly unwritten.
-struct UnwrittenOutput {
-  std::string name;
-  int64_t count = 0;                 // elements never written
-  int64_t numel = 0;                 // of this many
-  std::vector<int64_t> first_index;  // the first of them, one index per axis
-};
-
 struct DispatchReport {
   std::vector<std::string> written_inputs;  // In parameters the kernel wrote
-  std::vector<UnwrittenOutput> unwritten_outputs;
   std::vector<double> rank_busy_us;  // L3: per rank, the host time its chip programs ran
   std::string signal_left_set;       // L3: CommDomain::signal_left_set() at the end
   std::vector<at::Tensor> outputs;   // per parameter: the result of a hand_over argument
@@ -68,8 +62,9 @@ struct DispatchReport {
 
 // Runs the entry function. In / InOut tensors are uploaded to device memory (shared
 // copy-on-write, Device::upload), pure Out tensors get poisoned device memory
-// (Device::allocate_output), and Out / InOut results are read back into the host tensors
-// or handed over (HostArg::hand_over). Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
+// (Device::allocate_output: an element the kernel never writes still holds the poison,
+// which validation finds in a failing output, Device::poison_mask_against), and Out / InOut
+// results are read back into the host tensors or handed over (HostArg::hand_over). Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
 // An L3 program (Program::devices) keeps its host tensors in `device` and runs its chip
 // programs on one simulated device per rank (sim/device_registry), each with its own
 // workers and its own copy of every window buffer.

@@ -87,26 +87,59 @@ TEST_CASE("a handed-over output comes back in the report instead of being copied
   CHECK(at::equal(x, at::arange(12, at::kFloat).reshape({4, 3})));
 }
 
-TEST_CASE("an Out element the kernel never writes stays poisoned, and the report counts it") {
+TEST_CASE("an Out the caller receives anyway is worked in directly, unless another argument shares its bytes") {
+  auto prog = parse_program(tiled_add_program(2), "in-place");
+  auto failing = parse_program(tiled_add_program(5, 4, 6), "in-place-failing");  // r = 0 writes, r = 5 fails
+  Device dev(0, DeviceOptions{2, false, 7});
+  Device one(1, DeviceOptions{1, false, 0});
+  at::Tensor x = at::arange(12, at::kFloat).reshape({4, 3});
+  at::Tensor y = at::zeros({4, 3});
+  std::vector<HostArg> args = args_for(x, 1.5, y);
+  args[2].in_place = true;
+  dispatch(*prog, args, dev);
+  CHECK(at::equal(y, x + 1.5));
+  // The kernel writes the caller's tensor as it runs: a failed dispatch leaves its writes
+  // there, and the poison where it wrote nothing.
+  y.zero_();
+  args = args_for(at::ones({4, 3}), 1.0, y);
+  args[2].in_place = true;
+  CHECK_THROWS_AS(dispatch(*failing, args, one), SimError);
+  CHECK(at::equal(y.slice(0, 0, 2), at::full({2, 3}, 2.0)));
+  CHECK(at::isnan(y.slice(0, 2, 4)).all().item<bool>());
+  // Copied as usual, the caller's tensor is untouched by a failed dispatch ...
+  y.zero_();
+  args[2].in_place = false;
+  CHECK_THROWS_AS(dispatch(*failing, args, one), SimError);
+  CHECK(at::equal(y, at::zeros({4, 3})));
+  // ... and so it is when the Out is also the In: a device buffer keeps the two apart.
+  at::Tensor z = at::ones({4, 3});
+  args = args_for(z, 1.0, z);
+  args[2].in_place = true;
+  CHECK_THROWS_AS(dispatch(*failing, args, one), SimError);
+  CHECK(at::equal(z, at::ones({4, 3})));
+}
+
+TEST_CASE("an Out element the kernel never writes stays poisoned, and the mask against the golden finds it") {
   auto prog = parse_program(tiled_add_program(4), "mem");  // r = 0 only: rows 2..3 unwritten
   at::Tensor y = at::zeros({4, 3});
   Device dev(0, DeviceOptions{});
-  DispatchReport report = dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev);
+  dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev);
   CHECK(at::equal(y.slice(0, 0, 2), at::full({2, 3}, 2.0)));
   CHECK(at::isnan(y.slice(0, 2, 4)).all().item<bool>());
-  REQUIRE(report.unwritten_outputs.size() == 1);
-  CHECK(report.unwritten_outputs[0].name == "y");
-  CHECK(report.unwritten_outputs[0].count == 6);
-  CHECK(report.unwritten_outputs[0].numel == 12);
-  CHECK(report.unwritten_outputs[0].first_index == std::vector<int64_t>{2, 0});
-  // Not looked for when the caller says so (the benchmark's dispatches).
-  CHECK(dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), dev, {true, false}).unwritten_outputs.empty());
-  // PYPTO_SIM_OUT_INIT=zero: pure Out memory starts zeroed, and nothing is reported.
+  const at::Tensor unwritten = at::cat({at::zeros({2, 3}), at::ones({2, 3})}).to(at::kBool);
+  CHECK(at::equal(Device::poison_mask_against(y, at::full({4, 3}, 2.0)), unwritten));
+  // An integer's poison (0xA5 bytes) is also a value: unwritten only where the golden differs.
+  at::Tensor ints = at::full({2, 2}, -91, at::kChar);  // int8 -91 is 0xA5
+  at::Tensor golden = at::tensor({-91, 5, 5, -91}, at::kChar).reshape({2, 2});
+  CHECK(at::equal(Device::poison_mask_against(ints, golden),
+                  at::tensor({0, 1, 1, 0}, at::kInt).to(at::kBool).reshape({2, 2})));
+  // PYPTO_SIM_OUT_INIT=zero: pure Out memory starts zeroed.
   DeviceOptions zero;
   zero.zero_outputs = true;
   Device zeroed(1, zero);
+  CHECK_FALSE(zeroed.poisons_outputs());
   y.fill_(7.0f);
-  CHECK(dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), zeroed).unwritten_outputs.empty());
+  dispatch(*prog, args_for(at::ones({4, 3}), 1.0, y), zeroed);
   CHECK(at::equal(y.slice(0, 2, 4), at::zeros({2, 3})));
 }
 
@@ -117,12 +150,10 @@ TEST_CASE("a window past the end of its tensor is clamped: its reads and writes 
   at::Tensor x = at::arange(12, at::kFloat).reshape({4, 3});
   at::Tensor y = at::zeros({4, 3});
   Device dev(0, DeviceOptions{});
-  DispatchReport report = dispatch(*prog, args_for(x, 1.0, y), dev);
+  dispatch(*prog, args_for(x, 1.0, y), dev);
   CHECK(at::equal(y.slice(0, 0, 2), x.slice(0, 0, 2) + 1));
   CHECK(at::equal(y.slice(0, 3, 4), x.slice(0, 3, 4) + 1));
   CHECK(at::isnan(y.slice(0, 2, 3)).all().item<bool>());
-  REQUIRE(report.unwritten_outputs.size() == 1);
-  CHECK(report.unwritten_outputs[0].first_index == std::vector<int64_t>{2, 0});
 }
 
 TEST_CASE("a window that starts past the end names file, line, window and loop index") {
