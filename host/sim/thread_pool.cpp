@@ -5,15 +5,38 @@
 #include <ATen/Parallel.h>
 #include <omp.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <limits>
 
 namespace pypto_golden::sim {
 namespace {
 thread_local bool t_in_worker = false;
+
+// How long a thread that has nothing to do polls before it sleeps: a worker between loops,
+// the caller for the workers' last iterations. Waking a sleeping thread costs tens of
+// microseconds on a virtual machine, and a kernel's loops often follow each other closer
+// than that. Polling yields the core, so threads that outnumber the cores cost little.
+constexpr auto kPoll = std::chrono::microseconds(50);
+
+// Polls `ready` for up to kPoll; whether it became true.
+template <typename Ready>
+bool poll_briefly(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kPoll;
+  for (;;) {
+    for (int k = 0; k < 64; ++k) {
+      if (ready()) return true;
+      _mm_pause();
+    }
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::yield();
+  }
 }
+}  // namespace
 
 struct ThreadPool::Job {
   int64_t n = 0;
@@ -24,12 +47,11 @@ struct ThreadPool::Job {
   std::mutex error_mu;
   int64_t error_index = std::numeric_limits<int64_t>::max();
   std::exception_ptr error;
-  int active = 0;  // workers still inside run_share (guarded by the pool mutex)
+  std::atomic<int> active{0};  // workers still inside run_share (changed under the pool mutex)
 };
 
 ThreadPool::ThreadPool(int threads) {
-  if (threads < 1) threads = 1;
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -59,6 +81,21 @@ void ThreadPool::run_share(Job& job) {
   }
 }
 
+void ThreadPool::run_caller_share(Job& job) {
+  struct AsWorker {
+    int omp_threads = omp_get_max_threads();
+    AsWorker() {
+      t_in_worker = true;
+      if (omp_threads != 1) omp_set_num_threads(1);
+    }
+    ~AsWorker() {
+      t_in_worker = false;
+      if (omp_threads != 1) omp_set_num_threads(omp_threads);
+    }
+  } as_worker;
+  run_share(job);
+}
+
 void ThreadPool::worker_loop() {
   t_in_worker = true;
   // Tiles are small and the device has its own workers: ATen must not fan out again
@@ -69,8 +106,14 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
     Job* job = nullptr;
+    poll_briefly([&] { return posted_.load(std::memory_order_acquire) != seen; });
     {
       std::unique_lock<std::mutex> lock(mu_);
+      // A loop the others finished while this worker polled: poll for the next one.
+      if (!stopping_ && job_ == nullptr && generation_ != seen) {
+        seen = generation_;
+        continue;
+      }
       wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
       if (stopping_) return;
       seen = generation_;
@@ -88,7 +131,7 @@ void ThreadPool::worker_loop() {
 void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& body,
                               const std::vector<int64_t>& order) {
   if (n <= 0) return;
-  if (t_in_worker || workers_.size() <= 1 || n == 1) {
+  if (t_in_worker || workers_.empty() || n == 1) {
     // Nested parallel loops (and single-thread devices) run inline, in the given order.
     for (int64_t k = 0; k < n; ++k) body(order.empty() ? k : order[k]);
     return;
@@ -103,8 +146,11 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& bod
     std::unique_lock<std::mutex> lock(mu_);
     job_ = &job;
     ++generation_;
+    posted_.store(generation_, std::memory_order_release);
   }
   wake_.notify_all();
+  run_caller_share(job);
+  poll_briefly([&] { return job.active.load(std::memory_order_acquire) == 0; });
   {
     std::unique_lock<std::mutex> lock(mu_);
     // Wait until every iteration was handed out and no worker still holds the job.

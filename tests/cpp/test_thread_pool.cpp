@@ -1,4 +1,4 @@
-// The device's worker pool: every iteration once, errors of the lowest failing iteration,
+// The device's worker pool: the caller and its workers, every iteration once, errors of the lowest failing iteration,
 // nested loops inline, and BLAS kept to the calling worker while iterations run side by side.
 #include "sim/blas_threads.h"
 #include "sim/thread_pool.h"
@@ -26,6 +26,24 @@ TEST_CASE("parallel_for runs every iteration exactly once, in the given order wh
   std::vector<int64_t> seen;
   single.parallel_for(3, [&](int64_t i) { seen.push_back(i); }, {2, 0, 1});
   CHECK(seen == std::vector<int64_t>{2, 0, 1});
+}
+
+TEST_CASE("the calling thread runs iterations beside the workers: a pool of 2 is the caller and one worker") {
+  ThreadPool pool(2);
+  CHECK(pool.size() == 2);
+  const auto caller = std::this_thread::get_id();
+  for (int round = 0; round < 20; ++round) {
+    // Each iteration waits for the other to start: both run at once, on two threads.
+    std::atomic<int> started{0};
+    std::vector<std::thread::id> ran(2);
+    pool.parallel_for(2, [&](int64_t i) {
+      ran[static_cast<size_t>(i)] = std::this_thread::get_id();
+      started++;
+      while (started.load() < 2) std::this_thread::yield();
+    });
+    CHECK(ran[0] != ran[1]);
+    CHECK((ran[0] == caller || ran[1] == caller));
+  }
 }
 
 TEST_CASE("parallel_for rethrows the error of the lowest failing iteration") {

@@ -188,6 +188,11 @@ def archive_with_pickle(path, pickle):
         archive.writestr("x/version", "3\n")
 
 
+def fuzz_seed(name):
+    """Makes the file a copy of a tensor_file fuzz seed (findings and crafted files)."""
+    return lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file" / name, p)
+
+
 @pytest.mark.parametrize(
     "make, problem",
     [
@@ -211,33 +216,32 @@ def archive_with_pickle(path, pickle):
          "is not a readable torch tensor file (its pickle claims a memo index of 174417761 at byte 3 of a "
          "9-byte pickle)"),
         # A fuzz finding: an UInt1Storage gave a tensor torch itself cannot copy.
-        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-uint1-storage.pt", p),
+        (fuzz_seed("finding-uint1-storage.pt"),
          "is not a readable torch tensor file (its storage is of dtype UInt1, which torch.save never writes in this "
          "form)"),
         # A fuzz finding: a 2-element tensor over an empty storage record, which torch's C++
         # reader accepts (Python's torch.load refuses it) and a copy then reads from address 0.
-        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-storage-record-smaller-than-tensor.pt", p),
+        (fuzz_seed("finding-storage-record-smaller-than-tensor.pt"),
          "is not a readable torch tensor file (its storage record holds no data for the 2 bytes its tensor of shape "
          "(2,) needs)"),
         # A fuzz finding: a 1.5 KiB archive whose central directory claims a 4 GiB record,
         # which torch's zip reader allocated while opening the archive.
-        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/finding-zip-record-claims-4GB.pt", p),
+        (fuzz_seed("finding-zip-record-claims-4GB.pt"),
          "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 4294967295 bytes, "
          "more than the file's 1556)"),
         # A fuzz finding: the same claim, in a directory that only the zip64 end record names
         # (its 32-bit twin damaged), which is the one torch's zip reader goes by.
-        (lambda p: shutil.copyfile(
-            FUZZ_CORPUS / "tensor_file/finding-zip64-directory-behind-damaged-32bit-end-record.pt", p),
+        (fuzz_seed("finding-zip64-directory-behind-damaged-32bit-end-record.pt"),
          "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 2617245736 bytes, "
          "more than the file's 1556)"),
         # The same claim behind a stray end signature in the last 21 bytes, which torch's zip
         # reader passes over (too short for an end record).
-        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/crafted-zip-end-signature-in-last-bytes.pt", p),
+        (fuzz_seed("crafted-zip-end-signature-in-last-bytes.pt"),
          "is not a readable torch tensor file (its record 'list/.data/serialization_id' claims 4294967295 bytes, "
          "more than the file's 1570)"),
         # A zip64 directory whose offset and size add up past 2**64 and wrap around: torch's
         # zip reader's bound check passes it and allocates its 4 GiB.
-        (lambda p: shutil.copyfile(FUZZ_CORPUS / "tensor_file/crafted-zip64-directory-offset-wraps-around.pt", p),
+        (fuzz_seed("crafted-zip64-directory-offset-wraps-around.pt"),
          "is not a readable torch tensor file (its central directory claims 4294967040 bytes at byte "
          "18446744069414584586, past the file's end at 1605)"),
     ],
