@@ -34,6 +34,8 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
   // are the view's (cut at the tensor's end), `shape` the window's as written.
   c10::SmallVector<int64_t, 6> sizes, strides;
   std::vector<int64_t> shape, valid;
+  shape.reserve(static_cast<size_t>(rank));
+  valid.reserve(static_cast<size_t>(rank));
   bool overhang = false;
   int64_t offset = tensor.storage_offset();
   bool whole = true;  // every item is a full slice: the window is the tensor itself
