@@ -106,7 +106,7 @@ void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
     Job* job = nullptr;
-    poll_briefly([&] { return posted_.load(std::memory_order_acquire) != seen; });
+    poll_briefly([&] { return generation_.load(std::memory_order_acquire) != seen; });
     {
       std::unique_lock<std::mutex> lock(mu_);
       // A loop the others finished while this worker polled: poll for the next one.
@@ -146,7 +146,6 @@ void ThreadPool::parallel_for(int64_t n, const std::function<void(int64_t)>& bod
     std::unique_lock<std::mutex> lock(mu_);
     job_ = &job;
     ++generation_;
-    posted_.store(generation_, std::memory_order_release);
   }
   wake_.notify_all();
   run_caller_share(job);

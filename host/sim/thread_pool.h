@@ -45,8 +45,7 @@ class ThreadPool {
   std::condition_variable wake_;
   std::condition_variable done_;
   Job* job_ = nullptr;
-  uint64_t generation_ = 0;
-  std::atomic<uint64_t> posted_{0};  // generation_, for the workers to poll without the mutex
+  std::atomic<uint64_t> generation_{0};  // changed under mu_; polled without it by idle workers
   bool stopping_ = false;
 };
 
