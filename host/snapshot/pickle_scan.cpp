@@ -1,5 +1,7 @@
 #include "snapshot/pickle_scan.h"
 
+#include "snapshot/little_endian.h"
+
 #include <cstdint>
 #include <cstring>
 
@@ -50,12 +52,6 @@ bool shape_of(unsigned char op, OpcodeShape& out) {
     default:
       return false;
   }
-}
-
-uint64_t little_endian(const unsigned char* p, int width) {
-  uint64_t v = 0;
-  for (int k = width - 1; k >= 0; --k) v = (v << 8) | p[k];
-  return v;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "snapshot/tensor_file.h"
 
 #include "snapshot/atomic_file.h"
+#include "snapshot/little_endian.h"
 #include "snapshot/pickle_scan.h"
 
 #include <ATen/ATen.h>
@@ -27,12 +28,6 @@ std::string describe_ivalue(const c10::IValue& v) {
   if (v.isString()) return "str";
   if (v.isNone()) return "None";
   return v.tagKind();
-}
-
-uint64_t little_endian(const std::string& bytes, size_t at, int width) {
-  uint64_t v = 0;
-  for (int k = width - 1; k >= 0; --k) v = (v << 8) | static_cast<unsigned char>(bytes[at + k]);
-  return v;
 }
 
 // A fuzz finding: torch's zip reader allocates a record's size as its central directory
