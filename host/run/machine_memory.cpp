@@ -2,7 +2,6 @@
 
 #include "tensor/bytes_text.h"
 
-#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 

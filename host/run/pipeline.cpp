@@ -59,7 +59,6 @@ std::string unwritten_note(const NativeSpec& spec, const at::Tensor& actual,
   if (!mask.defined()) return "";
   const at::Tensor flat = mask.reshape({-1});
   const int64_t count = flat.sum().item<int64_t>();
-  if (count == 0) return "";
   const int64_t first = flat.to(at::kByte).argmax().item<int64_t>();  // the first of the maxima
   return "    never written: " + std::to_string(count) + " of " + std::to_string(actual.numel()) + " elements of '" +
          spec.name + "' (the first at index " + python_shape_repr(unravel(first, actual.sizes())) +

@@ -84,17 +84,16 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     }
     check_tensor_arg(p, args[k].tensor);
     fresh[k] = !args[k].resident || !session.resident(k).defined();
+    in_place[k] = fresh[k] && works_in_place(args, k, p);
     if (!fresh[k]) {
       device_tensors[k] = session.resident(k);
-    } else if (works_in_place(args, k, p)) {
-      in_place[k] = true;
+    } else if (p.direction == "Out" && in_place[k]) {
       device_tensors[k] = args[k].tensor;
-      if (p.direction == "Out") device.poison_output(device_tensors[k]);
-      else (void)device_tensors[k].mutable_data_ptr();  // a copy-on-write share is copied here, on this thread
+      device.poison_output(device_tensors[k]);
     } else if (p.direction == "Out") {
       device_tensors[k] = device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type());
-    } else if (handed_over(args[k], p) && args[k].tensor.is_contiguous()) {
-      device_tensors[k] = args[k].tensor;  // the caller gave it up: the kernel works in it
+    } else if (in_place[k] || (handed_over(args[k], p) && args[k].tensor.is_contiguous())) {
+      device_tensors[k] = args[k].tensor;  // the caller gave it up, or receives the result in it
       // Still shared copy-on-write (with the golden's clone, or the benchmark's initial
       // state)? Copy now, on this thread, not at the kernel's first write from a worker.
       (void)device_tensors[k].mutable_data_ptr();

@@ -64,7 +64,9 @@ struct DispatchReport {
 // copy-on-write, Device::upload), pure Out tensors get poisoned device memory
 // (Device::allocate_output: an element the kernel never writes still holds the poison,
 // which validation finds in a failing output, Device::poison_mask_against), and Out / InOut
-// results are read back into the host tensors or handed over (HostArg::hand_over). Throws ArgumentError, SimError (kernel failure, located) or Interrupted.
+// results are read back into the host tensors, handed over (HostArg::hand_over) or left in
+// them (HostArg::in_place). Throws ArgumentError, SimError (kernel failure, located) or
+// Interrupted.
 // An L3 program (Program::devices) keeps its host tensors in `device` and runs its chip
 // programs on one simulated device per rank (sim/device_registry), each with its own
 // workers and its own copy of every window buffer.
