@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 #include <cstdlib>
 
 namespace pypto_golden {
@@ -21,6 +22,13 @@ bool parse_positive(const std::string& text, int& out) {
   const long long v = std::atoll(text.c_str());
   out = v > INT_MAX ? INT_MAX : static_cast<int>(v);
   return out >= 1;
+}
+
+// A non-negative decimal integer below 10**6 (a rank).
+bool parse_rank(const std::string& text, int& out) {
+  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos) return false;
+  out = std::atoi(text.c_str());
+  return true;
 }
 
 // A torch seed: decimal digits, 0 .. 2**64 - 1.
@@ -45,6 +53,21 @@ bool option_value(const std::vector<std::string>& args, size_t& k, const std::st
   return true;
 }
 
+// A worker runs no script and a script run takes no worker options; "no script given"
+// is the error of neither a worker nor a run with a script.
+ParsedCommandLine& check_worker_options(ParsedCommandLine& out) {
+  const HostOptions& o = out.options;
+  if (o.worker) {
+    if (!o.script.empty())
+      out.error = "--worker takes no script (a worker runs what its host process sends it), got '" + o.script + "'";
+    return out;
+  }
+  const char* stray = o.store ? "--store" : o.rank ? "--rank" : o.world_size ? "--world-size" : nullptr;
+  if (stray) out.error = std::string(stray) + " is an option of --worker";
+  else if (o.script.empty()) out.error = "no script given";
+  return out;
+}
+
 }  // namespace
 
 std::string usage_text() {
@@ -52,6 +75,7 @@ std::string usage_text() {
          "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
          "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
          "                    SCRIPT [SCRIPT ARGS...]\n"
+         "       pypto-golden --worker [--store HOST:PORT] [--rank R] [--world-size N]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
          "that calls golden.run) in an embedded Python, with the native harness core.\n"
@@ -76,6 +100,13 @@ std::string usage_text() {
          "                  (sets PYPTO_GOLDEN_JUNIT)\n"
          "  --report DIR    write DIR/report.html: every run() with its stages, verdicts and\n"
          "                  pictures of the failing outputs (sets PYPTO_GOLDEN_REPORT)\n"
+         "\n"
+         "rank worker (the simulated device of one rank of an L3 program, for a host process):\n"
+         "  --worker        serve the host's rank store instead of running a script\n"
+         "  --store HOST:PORT\n"
+         "                  the host's rank store (default: MASTER_ADDR and MASTER_PORT)\n"
+         "  --rank R        this worker's rank, 0 .. N-1 (default: RANK)\n"
+         "  --world-size N  the ranks of the host's program (default: WORLD_SIZE)\n"
          "\n"
          "example: pypto-golden samples/hello_world.py -p a2a3sim -d 0\n";
 }
@@ -136,6 +167,34 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       }
       continue;
     }
+    if (a == "--worker") {
+      o.worker = true;
+      continue;
+    }
+    if (option_value(args, k, "--store", value, missing)) {
+      if (missing || value.empty()) {
+        out.error = "--store needs HOST:PORT";
+        return out;
+      }
+      o.store = value;
+      continue;
+    }
+    bool took_count = false;
+    for (const auto& [name, field] : {std::pair<const char*, std::optional<int>*>{"--rank", &o.rank},
+                                      std::pair<const char*, std::optional<int>*>{"--world-size", &o.world_size}}) {
+      if (!option_value(args, k, name, value, missing)) continue;
+      int n = 0;
+      if (missing || !parse_rank(value, n) || (field == &o.world_size && n < 1)) {
+        out.error = std::string(name) + (field == &o.rank ? " needs a rank (an integer from 0)" :
+                                                            " needs a positive integer") +
+                    (missing ? "" : ", got '" + value + "'");
+        return out;
+      }
+      *field = n;
+      took_count = true;
+      break;
+    }
+    if (took_count) continue;
     if (a == "--simulate") {
       o.simulate = true;
       continue;
@@ -169,7 +228,7 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
       if (k + 1 >= args.size()) break;
       o.script = args[k + 1];
       o.script_args.assign(args.begin() + static_cast<long>(k) + 2, args.end());
-      return out;
+      return check_worker_options(out);
     }
     if (!a.empty() && a[0] == '-') {
       out.error = "unknown host option '" + a + "' (host options go before the script; see --help)";
@@ -177,10 +236,9 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
     }
     o.script = a;
     o.script_args.assign(args.begin() + static_cast<long>(k) + 1, args.end());
-    return out;
+    return check_worker_options(out);
   }
-  out.error = "no script given";
-  return out;
+  return check_worker_options(out);
 }
 
 }  // namespace pypto_golden

@@ -25,6 +25,11 @@ struct HostOptions {
   std::optional<std::string> report;  // --report DIR: PYPTO_GOLDEN_REPORT=DIR (made absolute)
   std::string script;
   std::vector<std::string> script_args;
+  // --worker: this process is a rank worker of a host process (no script).
+  bool worker = false;
+  std::optional<std::string> store;  // --store HOST:PORT (parsed by the worker)
+  std::optional<int> rank;           // --rank R
+  std::optional<int> world_size;     // --world-size N
 };
 
 struct ParsedCommandLine {

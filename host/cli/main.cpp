@@ -2,6 +2,7 @@
 #include "cli/host_options.h"
 #include "cli/memory_guard.h"
 #include "embed/embedded_python.h"
+#include "ranks/rank_worker.h"
 #include "run/host_overrides.h"
 
 #include <Python.h>
@@ -57,6 +58,21 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
+// --worker: no Python, no script; the worker names its own problems.
+int run_worker(const HostOptions& o) {
+  ranks::WorkerOptions w;
+  if (o.store) {
+    try {
+      w.store = ranks::parse_store_address(*o.store, "--store");
+    } catch (const std::invalid_argument& e) {
+      return usage_error(e.what());
+    }
+  }
+  w.rank = o.rank;
+  w.world_size = o.world_size;
+  return ranks::run_rank_worker(w);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,6 +88,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!cl.error.empty()) return usage_error(cl.error);
+  if (cl.options.worker) return run_worker(cl.options);
 
   std::string problem = script_problem(cl.options.script);
   if (!problem.empty()) {

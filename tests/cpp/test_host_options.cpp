@@ -79,3 +79,19 @@ TEST_CASE("replay options apply to the script's runs") {
   CHECK(parse_command_line({"--golden-data"}).error == "--golden-data needs a directory");
   CHECK(parse_command_line({"--runtime-dir=", "k.py"}).error == "--runtime-dir needs a directory");
 }
+
+TEST_CASE("--worker takes the rank store, the rank and the world size, and no script") {
+  auto cl = parse_command_line({"--worker", "--store", "node-a:29500", "--rank=1", "--world-size", "4"});
+  CHECK(cl.error.empty());
+  CHECK(cl.options.worker);
+  CHECK(cl.options.store.value() == "node-a:29500");
+  CHECK(cl.options.rank.value() == 1);
+  CHECK(cl.options.world_size.value() == 4);
+  CHECK(parse_command_line({"--worker"}).error.empty());  // the environment may give the rest
+  CHECK(parse_command_line({"--worker", "--rank"}).error == "--rank needs a rank (an integer from 0)");
+  CHECK(parse_command_line({"--worker", "--world-size", "x"}).error == "--world-size needs a positive integer, got 'x'");
+  CHECK(parse_command_line({"--worker", "--store="}).error == "--store needs HOST:PORT");
+  CHECK(parse_command_line({"--world-size", "2", "k.py"}).error == "--world-size is an option of --worker");
+  CHECK(parse_command_line({"--worker", "--", "k.py"}).error ==
+        "--worker takes no script (a worker runs what its host process sends it), got 'k.py'");
+}

@@ -4,6 +4,7 @@ import json
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -54,12 +55,62 @@ def test_version(host):
         (["--runtime-dir="], "--runtime-dir needs a directory"),
         (["--junit"], "--junit needs a file"),
         (["--report"], "--report needs a directory"),
+        (["--worker", "k.py"], "--worker takes no script (a worker runs what its host process sends it), got 'k.py'"),
+        (["--rank", "1", "k.py"], "--rank is an option of --worker"),
+        (["--worker", "--rank", "-1"], "--rank needs a rank (an integer from 0), got '-1'"),
+        (["--worker", "--world-size=0"], "--world-size needs a positive integer, got '0'"),
+        (["--worker", "--store", "node"], "--store must be HOST:PORT (a port from 1 to 65535), got 'node': no port"),
     ],
 )
 def test_usage_errors_exit_2(host, args, message):
     proc = host(*args)
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"pypto-golden: {message}\nusage: pypto-golden")
+
+
+def closed_port():
+    """A local TCP port nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "args, env, message",
+    [
+        ([], {}, "pypto-golden --worker: no rank store given: pass --store HOST:PORT (or set MASTER_ADDR and "
+                 "MASTER_PORT)"),
+        (["--store", "h:1"], {}, "pypto-golden --worker: no rank given: pass --rank R (or set RANK)"),
+        (["--store", "h:1", "--rank", "0"], {}, "pypto-golden --worker: no world size given: pass --world-size N (or "
+                                                "set WORLD_SIZE)"),
+        # torchrun's variables stand in for the options.
+        ([], {"MASTER_ADDR": "h", "MASTER_PORT": "1", "RANK": "3", "WORLD_SIZE": "2"},
+         "pypto-golden --worker: rank 3 is out of range for a world of 2 ranks (0 to 1)"),
+        ([], {"MASTER_ADDR": "h", "MASTER_PORT": "1", "RANK": "x", "WORLD_SIZE": "2"},
+         "pypto-golden --worker: RANK must be a non-negative integer, got 'x'"),
+        ([], {"MASTER_PORT": "1"}, "pypto-golden --worker: MASTER_PORT is set but MASTER_ADDR is not: set both, or "
+                                   "neither"),
+        (["--store", "h:1", "--rank", "0", "--world-size", "1"], {"PYPTO_SIM_RANK_TIMEOUT": "soon"},
+         "pypto-golden --worker: PYPTO_SIM_RANK_TIMEOUT must be a positive number of seconds (at most 86400), got "
+         "'soon'"),
+    ],
+)
+def test_worker_refuses_what_it_cannot_run(host, tmp_path, args, env, message):
+    proc = host("--worker", *args, env={**clean_env(tmp_path), **env})
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", message + "\n")
+
+
+def test_worker_names_a_store_it_cannot_reach(host, tmp_path):
+    port = closed_port()
+    start = time.monotonic()
+    proc = host("--worker", "--store", f"127.0.0.1:{port}", "--rank", "1", "--world-size", "2",
+                env={**clean_env(tmp_path), "PYPTO_SIM_RANK_TIMEOUT": "0.5"})
+    assert time.monotonic() - start < 20
+    # No lines of c10d's own retries, one message.
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, "", f"pypto-golden --worker (rank 1): cannot reach the rank store at 127.0.0.1:{port} within 0.5 s: no "
+               "host process accepted a connection there (is it running, and is the address one this machine can "
+               "reach?)\n")
 
 
 def test_script_sees_its_own_argv_and_file(host, tmp_path):

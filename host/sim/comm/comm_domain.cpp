@@ -1,5 +1,6 @@
 #include "sim/comm/comm_domain.h"
 
+#include "sim/comm/env_seconds.h"
 #include "sim/comm/in_process_transport.h"
 #include "sim/kernel_error.h"
 #include "tensor/python_repr.h"
@@ -7,22 +8,12 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <stdexcept>
 #include <string>
 
 namespace pypto_golden::sim {
 
 std::chrono::milliseconds wait_timeout_from_env() {
-  const char* raw = std::getenv("PYPTO_SIM_WAIT_TIMEOUT");
-  if (raw == nullptr || *raw == '\0') return std::chrono::milliseconds(5000);
-  char* end = nullptr;
-  const double seconds = std::strtod(raw, &end);
-  if (end == raw || *end != '\0' || !std::isfinite(seconds) || seconds <= 0)
-    throw std::invalid_argument(std::string("PYPTO_SIM_WAIT_TIMEOUT must be a positive number of seconds, got '") +
-                                raw + "'");
-  return std::chrono::milliseconds(static_cast<int64_t>(std::ceil(seconds * 1000)));
+  return seconds_from_env("PYPTO_SIM_WAIT_TIMEOUT", std::chrono::milliseconds(5000));
 }
 
 CommDomain::CommDomain(std::vector<int> device_ids, std::vector<Device*> devices,
