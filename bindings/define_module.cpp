@@ -1,6 +1,7 @@
 #include "define_module.h"
 
 #include "artifact/compiled_meta.h"
+#include "ranks/rank_processes.h"
 #include "report/html_report.h"
 #include "report/junit_report.h"
 #include "run/host_overrides.h"
@@ -275,6 +276,12 @@ void define_module(py::module_& m) {
     if (o.runtime_dir) d["runtime_dir"] = *o.runtime_dir;
     return d;
   }, "Options from the pypto-golden command line that apply to every run() of the script.");
+  m.def("_rank_link_check", [](int world_size, int64_t nbytes) {
+    return ranks::RankProcesses::start_local(world_size)->echo(nbytes);
+  }, py::arg("world_size"), py::arg("nbytes"),
+        "Starts world_size rank worker processes on this machine, forms the Gloo group with them, sends nbytes to "
+        "each and back, and stops them; returns each round trip's microseconds (the tests' and benchmarks' check "
+        "of the rank links).");
   m.def("op_table", &op_table,
         "The simulator's runtime ops, in registration order: [{name, min_args, max_args, keywords}], the "
         "positional argument counts it accepts and its keyword names.");

@@ -58,8 +58,9 @@ int usage_error(const std::string& message) {
   return 2;
 }
 
-// --worker: no Python, no script; the worker names its own problems.
-int run_worker(const HostOptions& o) {
+// --worker: no script; the worker names its own problems. Its interpreter only makes the
+// Gloo group (through torch.distributed), so pylib is not on its path.
+int run_worker(const HostOptions& o, const char* program_name) {
   ranks::WorkerOptions w;
   if (o.store) {
     try {
@@ -70,7 +71,12 @@ int run_worker(const HostOptions& o) {
   }
   w.rank = o.rank;
   w.world_size = o.world_size;
-  return ranks::run_rank_worker(w);
+  ScriptRun run;
+  run.program_name = program_name;
+  run.python_executable = PYPTO_GOLDEN_PYTHON_EXECUTABLE;
+  run.torch_version = PYPTO_GOLDEN_TORCH_VERSION;
+  run.torch_dir = PYPTO_GOLDEN_TORCH_DIR;
+  return run_with_interpreter(run, [&] { return ranks::run_rank_worker(w); });
 }
 
 }  // namespace
@@ -88,7 +94,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!cl.error.empty()) return usage_error(cl.error);
-  if (cl.options.worker) return run_worker(cl.options);
+  if (cl.options.worker) return run_worker(cl.options, argv[0]);
 
   std::string problem = script_problem(cl.options.script);
   if (!problem.empty()) {

@@ -26,17 +26,17 @@ std::wstring widen(const std::string& s) {
 
 // sys.path = [pylib, script dir, ...]: our golden and bundled pypto win over other copies,
 // and the script still imports its neighbours like under python3.
-bool set_up_sys_path(const ScriptRun& run) {
-  namespace fs = std::filesystem;
-  std::string script_dir = fs::absolute(fs::path(run.script)).parent_path().lexically_normal().string();
+bool set_up_sys_path(const std::string& pylib_dir, const std::string& script_dir) {
   PyObject* path = PySys_GetObject("path");  // borrowed
   if (!path) return false;
-  PyObject* dir = PyUnicode_DecodeFSDefault(script_dir.c_str());
-  PyObject* lib = PyUnicode_DecodeFSDefault(run.pylib_dir.c_str());
-  bool ok = dir && lib && PyList_Insert(path, 0, dir) == 0 && PyList_Insert(path, 0, lib) == 0;
-  Py_XDECREF(dir);
-  Py_XDECREF(lib);
-  return ok;
+  for (const std::string* d : {&script_dir, &pylib_dir}) {
+    if (d->empty()) continue;
+    PyObject* dir = PyUnicode_DecodeFSDefault(d->c_str());
+    const bool ok = dir && PyList_Insert(path, 0, dir) == 0;
+    Py_XDECREF(dir);
+    if (!ok) return false;
+  }
+  return true;
 }
 
 // Which torch the script's `import torch` would load, found without importing it: a torch
@@ -122,22 +122,27 @@ std::string script_problem(const std::string& path) {
   return "";
 }
 
-int run_script_as_main(const ScriptRun& run) {
+namespace {
+
+// Initializes the interpreter as the build's Python with `argv` as sys.argv and
+// sys.path = [pylib, first_dir, ...] (no first_dir when empty). Returns 0, or the status
+// to exit with (the interpreter finalized, the problem printed).
+int start_interpreter(const ScriptRun& run, const std::vector<std::string>& args, const std::string& first_dir) {
   PyConfig config;
   PyConfig_InitPythonConfig(&config);
   config.parse_argv = 0;  // the script's arguments are the script's, not the interpreter's
   check_status(PyConfig_SetBytesString(&config, &config.program_name, run.program_name.c_str()));
   if (!run.python_executable.empty())
     check_status(PyConfig_SetBytesString(&config, &config.executable, run.python_executable.c_str()));
-  std::vector<std::wstring> wide = {widen(run.script)};
-  for (const auto& a : run.script_args) wide.push_back(widen(a));
+  std::vector<std::wstring> wide;
+  for (const auto& a : args) wide.push_back(widen(a));
   std::vector<wchar_t*> argv;
   for (auto& w : wide) argv.push_back(w.data());
   check_status(PyConfig_SetArgv(&config, static_cast<Py_ssize_t>(argv.size()), argv.data()));
   check_status(Py_InitializeFromConfig(&config));
   PyConfig_Clear(&config);
 
-  if (!set_up_sys_path(run)) {
+  if (!set_up_sys_path(run.pylib_dir, first_dir)) {
     PyErr_Print();
     Py_FinalizeEx();
     return 1;
@@ -148,6 +153,24 @@ int run_script_as_main(const ScriptRun& run) {
     Py_FinalizeEx();
     return 2;
   }
+  return 0;
+}
+
+}  // namespace
+
+int run_with_interpreter(const ScriptRun& run, const std::function<int()>& body) {
+  if (int status = start_interpreter(run, {run.program_name}, ""); status != 0) return status;
+  const int status = body();
+  Py_FinalizeEx();
+  return status;
+}
+
+int run_script_as_main(const ScriptRun& run) {
+  std::vector<std::string> args = {run.script};
+  args.insert(args.end(), run.script_args.begin(), run.script_args.end());
+  namespace fs = std::filesystem;
+  const std::string script_dir = fs::absolute(fs::path(run.script)).parent_path().lexically_normal().string();
+  if (int status = start_interpreter(run, args, script_dir); status != 0) return status;
 
   install_sigterm_handler();
 

@@ -2,6 +2,7 @@
 // same sys.argv, same traceback output, same exit status.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ struct ScriptRun {
 // Returns the process exit status: 0, the script's SystemExit code, 1 for an uncaught
 // exception (traceback printed), 130 for Ctrl-C.
 int run_script_as_main(const ScriptRun& run);
+
+// Starts the interpreter as run_script_as_main does (the build's Python and its
+// site-packages, pylib first on sys.path), without a script, runs `body` with the GIL held
+// and finalizes. Returns body's status, or 2 (with one stderr line) when this interpreter
+// would import another torch than the linked one. `run.script` is unused.
+int run_with_interpreter(const ScriptRun& run, const std::function<int()>& body);
 
 // Why `path` cannot be run as a Python script ("" when it can).
 std::string script_problem(const std::string& path);

@@ -1,10 +1,13 @@
 #include "ranks/rank_worker.h"
 
 #include "ranks/build_identity.h"
+#include "ranks/gloo_group.h"
 #include "ranks/rank_store.h"
 #include "ranks/rendezvous.h"
 #include "sim/comm/env_seconds.h"
 
+#include <ATen/ATen.h>
+#include <pybind11/pybind11.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -28,6 +31,29 @@ std::optional<int> count_from_env(const char* name) {
 int refuse(const std::string& who, const std::string& message) {
   std::fprintf(stderr, "pypto-golden --worker%s: %s\n", who.c_str(), message.c_str());
   return kWorkerRefused;
+}
+
+// Serves the host's messages until it stops this worker; GroupError when the host or the
+// network goes away.
+int serve(GlooGroup& group) {
+  at::Tensor echo;  // kept: fresh pages for every check would be most of its time
+  for (;;) {
+    int source = -1;
+    const MessageHeader header = group.receive_header(source);
+    switch (header.kind) {
+      case MessageKind::Stop:
+        return kWorkerStopped;
+      case MessageKind::Echo: {
+        if (!echo.defined() || echo.numel() != header.args[0]) echo = at::empty({header.args[0]}, at::kByte);
+        group.receive_payload(source, echo);
+        group.send(source, header, {echo});
+        break;
+      }
+      default:
+        throw GroupError("a message of unknown kind " + std::to_string(static_cast<int64_t>(header.kind)) +
+                         " from rank " + std::to_string(source) + " (a host of another build?)");
+    }
+  }
 }
 
 }  // namespace
@@ -58,20 +84,27 @@ int run_rank_worker(const WorkerOptions& options) {
   const std::string who = " (rank " + std::to_string(rank) + ")";
   quiet_c10d_logging();
   std::unique_ptr<RankStore> store;
+  std::unique_ptr<GlooGroup> group;
   try {
     store = RankStore::connect(address, timeout);
     join_ranks(*store, rank, world_size, PeerRecord{build_identity(), this_host_name(), getpid()}, timeout);
-  } catch (const std::runtime_error& e) {  // RankStoreError, RendezvousError
+    // The host is the group's last rank.
+    group = GlooGroup::join(address, rank, world_size + 1, timeout);
+  } catch (const std::runtime_error& e) {  // RankStoreError, RendezvousError, GroupError
     return refuse(who, e.what());
   }
-  try {
-    while (!wait_for_stop(*store, std::chrono::seconds(1))) {
+  int status = kWorkerStopped;
+  {
+    pybind11::gil_scoped_release no_gil;  // the group's own threads never need it; its end does
+    try {
+      status = serve(*group);
+    } catch (const GroupError& e) {
+      std::fprintf(stderr, "pypto-golden --worker%s: lost the host: %s\n", who.c_str(), e.what());
+      status = kWorkerLostHost;
     }
-  } catch (const RankStoreError& e) {
-    std::fprintf(stderr, "pypto-golden --worker%s: lost the host: %s\n", who.c_str(), e.what());
-    return kWorkerLostHost;
   }
-  return kWorkerStopped;
+  group.reset();
+  return status;
 }
 
 }  // namespace pypto_golden::ranks

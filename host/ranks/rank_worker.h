@@ -21,7 +21,8 @@ struct WorkerOptions {
 };
 
 // Runs this process as a rank worker; returns its exit status. Every problem is one line on
-// stderr starting "pypto-golden --worker".
+// stderr starting "pypto-golden --worker". Needs the embedded interpreter (with the GIL):
+// torch.distributed's binding makes the Gloo group.
 int run_rank_worker(const WorkerOptions& options);
 
 }  // namespace pypto_golden::ranks

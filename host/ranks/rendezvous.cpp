@@ -10,7 +10,6 @@ namespace pypto_golden::ranks {
 namespace {
 
 const std::string kHostKey = "pypto-golden/host";
-const std::string kStopKey = "pypto-golden/stop";
 std::string rank_key(int rank) { return "pypto-golden/rank/" + std::to_string(rank); }
 std::string claims_key(int rank) { return rank_key(rank) + "/claims"; }
 
@@ -114,9 +113,5 @@ HostRecord join_ranks(RankStore& store, int rank, int world_size, const PeerReco
   store.set(rank_key(rank), to_json(me).dump());
   return host;
 }
-
-void stop_ranks(RankStore& store) { store.set(kStopKey, "1"); }
-
-bool wait_for_stop(RankStore& store, std::chrono::milliseconds timeout) { return store.wait(kStopKey, timeout); }
 
 }  // namespace pypto_golden::ranks

@@ -48,12 +48,6 @@ std::vector<PeerRecord> await_ranks(RankStore& store, const HostRecord& host, st
 HostRecord join_ranks(RankStore& store, int rank, int world_size, const PeerRecord& me,
                       std::chrono::milliseconds timeout);
 
-// Host side, last: tells every worker to exit (status 0).
-void stop_ranks(RankStore& store);
-// Worker side: blocks until the host stops the ranks (true) or `timeout` passes (false);
-// RankStoreError when the store goes away (the host ended).
-bool wait_for_stop(RankStore& store, std::chrono::milliseconds timeout);
-
 // "rank 1 (pid 4242 on node-b)"
 std::string describe_rank(int rank, const PeerRecord& peer);
 

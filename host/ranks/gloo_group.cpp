@@ -1,0 +1,126 @@
+#include "ranks/gloo_group.h"
+
+#include <ATen/ATen.h>
+#include <c10/util/Exception.h>
+#include <pybind11/chrono.h>
+#include <torch/csrc/distributed/c10d/Backend.hpp>
+#include <torch/csrc/utils/pybind.h>
+
+namespace py = pybind11;
+
+namespace pypto_golden::ranks {
+
+struct GlooGroup::Impl {
+  py::object python_group;  // keeps the Python object, and with it the backend, alive
+  c10::intrusive_ptr<c10d::Backend> backend;
+};
+
+namespace {
+
+constexpr int kHeaderTag = 1;
+constexpr int kPayloadTag = 2;
+constexpr int kHeaderWords = 8;
+
+std::string reason(const std::exception& e) {
+  if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
+  return e.what();
+}
+
+// Waits for a transfer; GroupError naming what it was when it fails.
+void finish(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what) {
+  try {
+    work->wait();
+  } catch (const std::exception& e) {
+    throw GroupError(what + " failed: " + reason(e));
+  }
+}
+
+}  // namespace
+
+GlooGroup::GlooGroup(std::unique_ptr<Impl> impl, int rank, int size) : impl_(std::move(impl)), rank_(rank), size_(size) {
+  for (int r = 0; r < size; ++r) send_locks_.push_back(std::make_unique<std::mutex>());
+}
+
+GlooGroup::~GlooGroup() {
+  py::gil_scoped_acquire gil;
+  impl_->backend.reset();
+  impl_->python_group = py::object();
+}
+
+std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, int size,
+                                           std::chrono::milliseconds timeout) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    py::module_ dist = py::module_::import("torch.distributed");
+    py::object client = dist.attr("TCPStore")(store.host, store.port, py::arg("is_master") = false,
+                                               py::arg("timeout") = timeout);
+    py::object prefixed = dist.attr("PrefixStore")("pypto-golden/gloo", client);
+    // The group's own timeout bounds every transfer; a worker idles in a receive between
+    // the host's messages, so it is long, and a peer that ends is noticed by its closed
+    // connection instead.
+    impl->python_group =
+        dist.attr("ProcessGroupGloo")(prefixed, rank, size, std::chrono::duration<double>(std::chrono::hours(24)));
+    impl->backend = impl->python_group.cast<c10::intrusive_ptr<c10d::Backend>>();
+  } catch (const py::error_already_set& e) {
+    throw GroupError("cannot form the Gloo group of " + std::to_string(size) + " processes through the rank store at " +
+                     store.text() + ": " + e.what());
+  } catch (const py::cast_error& e) {
+    throw GroupError(std::string("torch.distributed's ProcessGroupGloo is not a c10d Backend this build can use: ") +
+                     e.what());
+  }
+  return std::unique_ptr<GlooGroup>(new GlooGroup(std::move(impl), rank, size));
+}
+
+void GlooGroup::send(int peer, const MessageHeader& header, const std::vector<at::Tensor>& payload) {
+  at::Tensor words = at::empty({kHeaderWords}, at::kLong);
+  int64_t* w = words.data_ptr<int64_t>();
+  w[0] = static_cast<int64_t>(header.kind);
+  for (size_t k = 0; k < header.args.size(); ++k) w[k + 1] = header.args[k];
+  std::lock_guard<std::mutex> lock(*send_locks_.at(static_cast<size_t>(peer)));
+  const std::string to = "a message from rank " + std::to_string(rank_) + " to rank " + std::to_string(peer);
+  try {
+    std::vector<at::Tensor> h = {words};
+    finish(impl_->backend->send(h, peer, kHeaderTag), to);
+    for (const at::Tensor& t : payload) {
+      std::vector<at::Tensor> p = {t};
+      finish(impl_->backend->send(p, peer, kPayloadTag), to);
+    }
+  } catch (const GroupError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw GroupError(to + " failed: " + reason(e));
+  }
+}
+
+MessageHeader GlooGroup::receive_header(int& source) {
+  at::Tensor words = at::empty({kHeaderWords}, at::kLong);
+  std::vector<at::Tensor> h = {words};
+  const std::string what = "rank " + std::to_string(rank_) + " receiving a message";
+  c10::intrusive_ptr<c10d::Work> work;
+  try {
+    work = impl_->backend->recvAnysource(h, kHeaderTag);
+  } catch (const std::exception& e) {
+    throw GroupError(what + " failed: " + reason(e));
+  }
+  finish(work, what);
+  source = work->sourceRank();
+  const int64_t* w = words.data_ptr<int64_t>();
+  MessageHeader header;
+  header.kind = static_cast<MessageKind>(w[0]);
+  for (size_t k = 0; k < header.args.size(); ++k) header.args[k] = w[k + 1];
+  return header;
+}
+
+void GlooGroup::receive_payload(int source, at::Tensor into) {
+  std::vector<at::Tensor> p = {std::move(into)};
+  const std::string what = "rank " + std::to_string(rank_) + " receiving data from rank " + std::to_string(source);
+  try {
+    finish(impl_->backend->recv(p, source, kPayloadTag), what);
+  } catch (const GroupError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw GroupError(what + " failed: " + reason(e));
+  }
+}
+
+}  // namespace pypto_golden::ranks

@@ -1,0 +1,52 @@
+// The host side of ranks in worker processes: the rank store it serves, the workers it
+// starts on this machine, the rendezvous and the Gloo group, as one object. Its end stops
+// every worker and reaps it, whatever ended the run.
+#pragma once
+
+#include "ranks/gloo_group.h"
+#include "ranks/local_workers.h"
+#include "ranks/rank_store.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pypto_golden::ranks {
+
+// The pypto-golden executable a host starts as its workers: PYPTO_GOLDEN_BIN, else this
+// process when it is pypto-golden, else the one beside the extension module (the build
+// tree's bin/, or the installation's). std::runtime_error naming where it looked.
+std::string worker_executable();
+
+class RankProcesses {
+ public:
+  // Starts `world_size` workers on this machine and forms the group with them (needs the
+  // GIL). Throws std::runtime_error naming the rank and what happened when a worker cannot
+  // start, ends, refuses or does not join within PYPTO_SIM_RANK_TIMEOUT.
+  static std::unique_ptr<RankProcesses> start_local(int world_size);
+  ~RankProcesses();  // stops the workers (a Stop message each), then reaps or kills them
+  RankProcesses(const RankProcesses&) = delete;
+  RankProcesses& operator=(const RankProcesses&) = delete;
+
+  int world_size() const { return world_size_; }
+  GlooGroup& group() { return *group_; }
+
+  // The link check: `nbytes` to every worker and back, one worker after another; the
+  // microseconds of each round trip, by rank. std::runtime_error naming the rank when the
+  // bytes come back different, or a worker has ended.
+  std::vector<double> echo(int64_t nbytes);
+
+ private:
+  RankProcesses() = default;
+  // The transfer failed: the message names how the worker ended when it has.
+  [[noreturn]] void fail(int rank, const GroupError& e);
+
+  int world_size_ = 0;
+  std::unique_ptr<RankStore> store_;
+  std::unique_ptr<LocalWorkers> workers_;
+  std::unique_ptr<GlooGroup> group_;
+};
+
+}  // namespace pypto_golden::ranks
