@@ -6,6 +6,8 @@
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 #include <torch/csrc/utils/pybind.h>
 
+#include <cstdlib>
+
 namespace py = pybind11;
 
 namespace pypto_golden::ranks {
@@ -20,6 +22,10 @@ namespace {
 constexpr int kHeaderTag = 1;
 constexpr int kPayloadTag = 2;
 constexpr int kHeaderWords = 8;
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
 
 std::string reason(const std::exception& e) {
   if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
@@ -58,8 +64,18 @@ std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, 
     // The group's own timeout bounds every transfer; a worker idles in a receive between
     // the host's messages, so it is long, and a peer that ends is noticed by its closed
     // connection instead.
-    impl->python_group =
-        dist.attr("ProcessGroupGloo")(prefixed, rank, size, std::chrono::duration<double>(std::chrono::hours(24)));
+    py::object gloo = dist.attr("ProcessGroupGloo");
+    py::object options = gloo.attr("_Options")();
+    options.attr("_timeout") = std::chrono::duration<double>(std::chrono::hours(24));
+    // Ranks on this machine (a store on a loopback address) talk over loopback; others
+    // over the address this machine's name resolves to, or GLOO_SOCKET_IFNAME's interface.
+    const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
+    py::list devices;
+    if (ifname != nullptr && *ifname != '\0') devices.append(gloo.attr("create_device")(py::arg("interface") = ifname));
+    else if (is_loopback(store.host)) devices.append(gloo.attr("create_device")(py::arg("hostname") = store.host));
+    else devices.append(gloo.attr("create_device")());
+    options.attr("_devices") = devices;
+    impl->python_group = gloo(prefixed, rank, size, options);
     impl->backend = impl->python_group.cast<c10::intrusive_ptr<c10d::Backend>>();
   } catch (const py::error_already_set& e) {
     throw GroupError("cannot form the Gloo group of " + std::to_string(size) + " processes through the rank store at " +
