@@ -276,12 +276,16 @@ void define_module(py::module_& m) {
     if (o.runtime_dir) d["runtime_dir"] = *o.runtime_dir;
     return d;
   }, "Options from the pypto-golden command line that apply to every run() of the script.");
-  m.def("_rank_link_check", [](int world_size, int64_t nbytes) {
-    return ranks::RankProcesses::start_local(world_size)->echo(nbytes);
-  }, py::arg("world_size"), py::arg("nbytes"),
-        "Starts world_size rank worker processes on this machine, forms the Gloo group with them, sends nbytes to "
-        "each and back, and stops them; returns each round trip's microseconds (the tests' and benchmarks' check "
-        "of the rank links).");
+  m.def("_rank_link_check", [](int world_size, int64_t nbytes, const std::string& listen) {
+    auto ranks = listen.empty() ? ranks::RankProcesses::start_local(world_size)
+                                : ranks::RankProcesses::start_remote(world_size,
+                                                                     ranks::parse_store_address(listen, "listen"));
+    return ranks->echo(nbytes);
+  }, py::arg("world_size"), py::arg("nbytes"), py::arg("listen") = "",
+        "Starts world_size rank worker processes on this machine (or, with listen='HOST:PORT', serves the rank "
+        "store there and waits for workers started elsewhere), forms the Gloo group with them, sends nbytes to each "
+        "and back, and stops them; returns each round trip's microseconds (the tests' and benchmarks' check of the "
+        "rank links).");
   m.def("op_table", &op_table,
         "The simulator's runtime ops, in registration order: [{name, min_args, max_args, keywords}], the "
         "positional argument counts it accepts and its keyword names.");

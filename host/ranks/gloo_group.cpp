@@ -23,10 +23,6 @@ constexpr int kHeaderTag = 1;
 constexpr int kPayloadTag = 2;
 constexpr int kHeaderWords = 8;
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 std::string reason(const std::exception& e) {
   if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
   return e.what();
@@ -54,7 +50,7 @@ GlooGroup::~GlooGroup() {
 }
 
 std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, int size,
-                                           std::chrono::milliseconds timeout) {
+                                           std::chrono::milliseconds timeout, bool this_machine_only) {
   auto impl = std::make_unique<Impl>();
   try {
     py::module_ dist = py::module_::import("torch.distributed");
@@ -67,12 +63,10 @@ std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, 
     py::object gloo = dist.attr("ProcessGroupGloo");
     py::object options = gloo.attr("_Options")();
     options.attr("_timeout") = std::chrono::duration<double>(std::chrono::hours(24));
-    // Ranks on this machine (a store on a loopback address) talk over loopback; others
-    // over the address this machine's name resolves to, or GLOO_SOCKET_IFNAME's interface.
     const char* ifname = std::getenv("GLOO_SOCKET_IFNAME");
     py::list devices;
     if (ifname != nullptr && *ifname != '\0') devices.append(gloo.attr("create_device")(py::arg("interface") = ifname));
-    else if (is_loopback(store.host)) devices.append(gloo.attr("create_device")(py::arg("hostname") = store.host));
+    else if (this_machine_only) devices.append(gloo.attr("create_device")(py::arg("hostname") = "127.0.0.1"));
     else devices.append(gloo.attr("create_device")());
     options.attr("_devices") = devices;
     impl->python_group = gloo(prefixed, rank, size, options);

@@ -41,11 +41,13 @@ struct MessageHeader {
 
 class GlooGroup {
  public:
-  // Joins the group of `size` processes through the rank store at `store`, as `rank`. Needs
-  // an initialized interpreter and the GIL; GroupError when the group cannot form within
-  // `timeout` (a process that never joins).
+  // Joins the group of `size` processes through the rank store at `store`, as `rank`. Its
+  // traffic goes over GLOO_SOCKET_IFNAME's interface when that is set, else over loopback
+  // when `this_machine_only`, else over the address this machine's name resolves to (as
+  // torch.distributed's default). Needs an initialized interpreter and the GIL; GroupError
+  // when the group cannot form within `timeout` (a process that never joins).
   static std::unique_ptr<GlooGroup> join(const StoreAddress& store, int rank, int size,
-                                         std::chrono::milliseconds timeout);
+                                         std::chrono::milliseconds timeout, bool this_machine_only);
   ~GlooGroup();  // takes the GIL to drop the Python objects
   GlooGroup(const GlooGroup&) = delete;
   GlooGroup& operator=(const GlooGroup&) = delete;

@@ -45,20 +45,30 @@ std::string worker_executable() {
 }
 
 std::unique_ptr<RankProcesses> RankProcesses::start_local(int world_size) {
+  return start(world_size, StoreAddress{"127.0.0.1", 0}, true);
+}
+
+std::unique_ptr<RankProcesses> RankProcesses::start_remote(int world_size, const StoreAddress& listen) {
+  return start(world_size, listen, false);
+}
+
+std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreAddress& listen, bool local) {
   const std::chrono::milliseconds timeout =
       sim::seconds_from_env("PYPTO_SIM_RANK_TIMEOUT", std::chrono::milliseconds(30000));
   quiet_c10d_logging();
   std::unique_ptr<RankProcesses> p(new RankProcesses());
   p->world_size_ = world_size;
-  p->store_ = RankStore::serve("127.0.0.1", 0);
+  p->store_ = RankStore::serve(listen.host, listen.port);
   const HostRecord host{PeerRecord{build_identity(), this_host_name(), getpid()}, world_size};
   publish_host(*p->store_, host);
-  p->workers_ = std::make_unique<LocalWorkers>(worker_executable(), p->store_->address(), world_size);
+  if (local) p->workers_ = std::make_unique<LocalWorkers>(worker_executable(), p->store_->address(), world_size);
   {
-    pybind11::gil_scoped_release no_gil;  // the workers take seconds to start
-    await_ranks(*p->store_, host, timeout, [&] { p->workers_->check_running(); });
+    pybind11::gil_scoped_release no_gil;  // workers take seconds to start
+    await_ranks(*p->store_, host, timeout, [&] {
+      if (p->workers_) p->workers_->check_running();
+    });
   }
-  p->group_ = GlooGroup::join(p->store_->address(), world_size, world_size + 1, timeout);
+  p->group_ = GlooGroup::join(p->store_->address(), world_size, world_size + 1, timeout, local);
   return p;
 }
 
@@ -81,7 +91,7 @@ RankProcesses::~RankProcesses() {
 
 void RankProcesses::fail(int rank, const GroupError& e) {
   // A worker that ended closes its connections: say how it ended, when it has.
-  for (int k = 0; k < 50; ++k) {
+  for (int k = 0; workers_ && k < 50; ++k) {
     if (std::optional<WorkerEnd> end = workers_->reap_ended()) throw std::runtime_error(describe_worker_end(*end));
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

@@ -26,6 +26,10 @@ class RankProcesses {
   // GIL). Throws std::runtime_error naming the rank and what happened when a worker cannot
   // start, ends, refuses or does not join within PYPTO_SIM_RANK_TIMEOUT.
   static std::unique_ptr<RankProcesses> start_local(int world_size);
+  // Serves the rank store on `listen` and waits for `world_size` workers started elsewhere
+  // (`pypto-golden --worker --store ADDRESS ...` on other machines), then forms the group.
+  // std::runtime_error naming the ranks that refused or did not join in time.
+  static std::unique_ptr<RankProcesses> start_remote(int world_size, const StoreAddress& listen);
   ~RankProcesses();  // stops the workers (a Stop message each), then reaps or kills them
   RankProcesses(const RankProcesses&) = delete;
   RankProcesses& operator=(const RankProcesses&) = delete;
@@ -40,12 +44,15 @@ class RankProcesses {
 
  private:
   RankProcesses() = default;
+  // Serves the store, publishes the host, starts local workers (or none for remote ones),
+  // waits for every rank and forms the group.
+  static std::unique_ptr<RankProcesses> start(int world_size, const StoreAddress& listen, bool local);
   // The transfer failed: the message names how the worker ended when it has.
   [[noreturn]] void fail(int rank, const GroupError& e);
 
   int world_size_ = 0;
   std::unique_ptr<RankStore> store_;
-  std::unique_ptr<LocalWorkers> workers_;
+  std::unique_ptr<LocalWorkers> workers_;  // none when the workers run elsewhere
   std::unique_ptr<GlooGroup> group_;
 };
 
