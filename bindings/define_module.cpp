@@ -2,6 +2,8 @@
 
 #include "artifact/compiled_meta.h"
 #include "ranks/rank_processes.h"
+#include "ranks/remote_launches.h"
+#include "sim/comm/remote_ranks.h"
 #include "report/html_report.h"
 #include "report/junit_report.h"
 #include "run/host_overrides.h"
@@ -276,6 +278,8 @@ void define_module(py::module_& m) {
     if (o.runtime_dir) d["runtime_dir"] = *o.runtime_dir;
     return d;
   }, "Options from the pypto-golden command line that apply to every run() of the script.");
+  // An L3 dispatch with PYPTO_SIM_RANKS=process starts its rank workers through this.
+  sim::set_remote_ranks_maker(&ranks::start_remote_ranks);
   m.def("_rank_link_check", [](int world_size, int64_t nbytes, const std::string& listen) {
     auto ranks = listen.empty() ? ranks::RankProcesses::start_local(world_size)
                                 : ranks::RankProcesses::start_remote(world_size,

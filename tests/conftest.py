@@ -18,7 +18,9 @@ SAMPLES = REPO / "samples"
 
 def clean_env(tmp_path, **extra):
     """The environment of a user's shell: no harness knobs, builds under tmp_path."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYPTO_", "PYTHONPATH"))}
+    # PYPTO_SIM_RANKS is kept: ctest's l3_process_ranks runs the L3 suites again with it.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYPTO_", "PYTHONPATH")) or k == "PYPTO_SIM_RANKS"}
     env["PYPTO_PROG_BUILD_DIR"] = str(tmp_path / "build_output")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update({k: str(v) for k, v in extra.items()})

@@ -74,7 +74,7 @@ std::string usage_text() {
   return "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
          "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
          "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
-         "                    SCRIPT [SCRIPT ARGS...]\n"
+         "                    [--ranks=thread|process] SCRIPT [SCRIPT ARGS...]\n"
          "       pypto-golden --worker [--store HOST:PORT] [--rank R] [--world-size N]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
@@ -100,6 +100,8 @@ std::string usage_text() {
          "                  (sets PYPTO_GOLDEN_JUNIT)\n"
          "  --report DIR    write DIR/report.html: every run() with its stages, verdicts and\n"
          "                  pictures of the failing outputs (sets PYPTO_GOLDEN_REPORT)\n"
+         "  --ranks=process run each rank of an L3 program in a worker process of its own\n"
+         "                  (sets PYPTO_SIM_RANKS; 'thread', the default, keeps them in this one)\n"
          "\n"
          "rank worker (the simulated device of one rank of an L3 program, for a host process):\n"
          "  --worker        serve the host's rank store instead of running a script\n"
@@ -165,6 +167,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         }
         o.bench_rounds = n;
       }
+      continue;
+    }
+    if (option_value(args, k, "--ranks", value, missing)) {
+      if (missing || (value != "thread" && value != "process")) {
+        out.error = "--ranks must be 'thread' or 'process'" + (missing ? std::string() : ", got '" + value + "'");
+        return out;
+      }
+      o.ranks = value;
       continue;
     }
     if (a == "--worker") {

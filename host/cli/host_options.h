@@ -23,6 +23,7 @@ struct HostOptions {
   bool simulate = false;            // --simulate: PYPTO_GOLDEN_SIMULATE=1 for this run
   std::optional<std::string> junit;  // --junit FILE: PYPTO_GOLDEN_JUNIT=FILE (made absolute)
   std::optional<std::string> report;  // --report DIR: PYPTO_GOLDEN_REPORT=DIR (made absolute)
+  std::optional<std::string> ranks;   // --ranks=thread|process: PYPTO_SIM_RANKS
   std::string script;
   std::vector<std::string> script_args;
   // --worker: this process is a rank worker of a host process (no script).

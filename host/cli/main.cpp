@@ -113,6 +113,7 @@ int main(int argc, char** argv) {
     setenv("PYPTO_GOLDEN_REPORT", fs::absolute(*cl.options.report).lexically_normal().string().c_str(), 1);
   if (cl.options.bench) setenv("PYPTO_BENCH", "1", 1);
   if (cl.options.simulate) setenv("PYPTO_GOLDEN_SIMULATE", "1", 1);
+  if (cl.options.ranks) setenv("PYPTO_SIM_RANKS", cl.options.ranks->c_str(), 1);
   if (cl.options.bench_rounds) setenv("PYPTO_BENCH_ROUNDS", std::to_string(*cl.options.bench_rounds).c_str(), 1);
   if (cl.options.seed) setenv("PYPTO_GOLDEN_SEED", cl.options.seed->c_str(), 1);
   if (cl.options.threads) setenv("PYPTO_GOLDEN_NUM_THREADS", std::to_string(*cl.options.threads).c_str(), 1);

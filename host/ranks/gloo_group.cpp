@@ -39,18 +39,66 @@ void finish(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what)
 
 }  // namespace
 
+WithoutGil::WithoutGil() {
+  if (Py_IsInitialized() && PyGILState_Check()) state_ = PyEval_SaveThread();
+}
+
+WithoutGil::~WithoutGil() {
+  if (state_ != nullptr) PyEval_RestoreThread(static_cast<PyThreadState*>(state_));
+}
+
 GlooGroup::GlooGroup(std::unique_ptr<Impl> impl, int rank, int size) : impl_(std::move(impl)), rank_(rank), size_(size) {
   for (int r = 0; r < size; ++r) send_locks_.push_back(std::make_unique<std::mutex>());
+  sender_ = std::thread([this] { send_posted(); });
 }
 
 GlooGroup::~GlooGroup() {
+  {
+    std::lock_guard<std::mutex> lock(post_mu_);
+    stopping_ = true;
+  }
+  posted_.notify_all();
+  {
+    WithoutGil no_gil;
+    sender_.join();
+  }
   py::gil_scoped_acquire gil;
   impl_->backend.reset();
   impl_->python_group = py::object();
 }
 
+void GlooGroup::post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
+  {
+    std::lock_guard<std::mutex> lock(post_mu_);
+    if (!send_failure_.empty()) throw GroupError(send_failure_);
+    outbox_.push_back(Posted{peer, header, std::move(payload)});
+  }
+  posted_.notify_one();
+}
+
+void GlooGroup::send_posted() {
+  for (;;) {
+    Posted next;
+    {
+      std::unique_lock<std::mutex> lock(post_mu_);
+      posted_.wait(lock, [&] { return stopping_ || !outbox_.empty(); });
+      if (outbox_.empty()) return;  // stopping, everything sent
+      next = std::move(outbox_.front());
+      outbox_.pop_front();
+    }
+    try {
+      send(next.peer, next.header, next.payload);
+    } catch (const GroupError& e) {
+      std::lock_guard<std::mutex> lock(post_mu_);
+      send_failure_ = e.what();
+      outbox_.clear();
+    }
+  }
+}
+
 std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, int size,
                                            std::chrono::milliseconds timeout, bool this_machine_only) {
+  py::gil_scoped_acquire gil;
   auto impl = std::make_unique<Impl>();
   try {
     py::module_ dist = py::module_::import("torch.distributed");
@@ -108,17 +156,41 @@ MessageHeader GlooGroup::receive_header(int& source) {
   const std::string what = "rank " + std::to_string(rank_) + " receiving a message";
   c10::intrusive_ptr<c10d::Work> work;
   try {
+    std::lock_guard<std::mutex> lock(receive_mu_);
+    if (receive_stopped_) throw GroupError(what + ": stopped");
     work = impl_->backend->recvAnysource(h, kHeaderTag);
+    pending_receive_ = std::shared_ptr<void>(work.get(), [](void*) {});
+  } catch (const GroupError&) {
+    throw;
   } catch (const std::exception& e) {
     throw GroupError(what + " failed: " + reason(e));
   }
-  finish(work, what);
+  bool received = false;
+  std::string failure;
+  try {
+    received = work->wait();
+  } catch (const std::exception& e) {
+    failure = reason(e);
+  }
+  {
+    std::lock_guard<std::mutex> lock(receive_mu_);
+    pending_receive_.reset();
+    if (receive_stopped_) throw GroupError(what + ": stopped");
+  }
+  if (!failure.empty()) throw GroupError(what + " failed: " + failure);
+  if (!received) throw GroupError(what + ": aborted");
   source = work->sourceRank();
   const int64_t* w = words.data_ptr<int64_t>();
   MessageHeader header;
   header.kind = static_cast<MessageKind>(w[0]);
   for (size_t k = 0; k < header.args.size(); ++k) header.args[k] = w[k + 1];
   return header;
+}
+
+void GlooGroup::stop_receiving() {
+  std::lock_guard<std::mutex> lock(receive_mu_);
+  receive_stopped_ = true;
+  if (pending_receive_) static_cast<c10d::Work*>(pending_receive_.get())->abort();
 }
 
 void GlooGroup::receive_payload(int source, at::Tensor into) {

@@ -17,9 +17,12 @@
 
 #include <array>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,7 +35,24 @@ class GroupError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class MessageKind : int64_t { Stop = 1, Echo = 2 };
+enum class MessageKind : int64_t {
+  Stop = 1,      // host -> worker: exit
+  Echo = 2,      // host -> worker -> host: the link check; payload: bytes
+  Program = 3,   // host -> worker: [text bytes, world size]; payload: the program's JSON, the ranks' device ids
+  Alloc = 4,     // host -> worker: [bytes]: the next window buffer
+  Launch = 5,    // host -> worker: [launch index, k, launch id, text bytes]; payload: the shipped frame's JSON
+  Pull = 6,      // worker -> host: [launch id]: send the launch's host regions now
+  Data = 7,      // host -> worker: [launch id]; payload: the regions
+  Result = 8,    // worker -> host: [launch id, busy ns, changed]; payload: their indices, then region and mask each
+  Error = 9,     // worker -> host: [launch id, text bytes]; payload: the message
+  Abort = 10,    // host -> worker: another rank failed, stop waiting
+  Put = 11,      // worker -> worker: [buffer, offset, axes, dtype, add, value dtype]; payload: geometry, value
+  Get = 12,      // worker -> worker: [buffer, offset, axes, dtype, request]; payload: geometry
+  GetReply = 13, // worker -> worker: [request]; payload: the region's values
+  Notify = 14,   // worker -> worker: [buffer, offset, value, op]
+  Check = 15,    // host -> worker, after a dispatch: which waited signals are still set
+  CheckReply = 16,  // worker -> host: [text bytes]; payload: signal_left_set()
+};
 
 struct MessageHeader {
   MessageKind kind = MessageKind::Stop;
@@ -57,8 +77,16 @@ class GlooGroup {
 
   // Sends a message: its header, then each payload tensor (contiguous CPU tensors).
   void send(int peer, const MessageHeader& header, const std::vector<at::Tensor>& payload = {});
-  // The next message's header from any process; `source` is set to the sender.
+  // Queues a message for this process's sending thread and returns: a thread that receives
+  // must never wait on a send (two such threads sending to each other would each wait for
+  // the other to receive). Messages go out in the order they were posted; GroupError when
+  // an earlier one could not be sent.
+  void post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload = {});
+  // The next message's header from any process; `source` is set to the sender. GroupError
+  // after stop_receiving().
   MessageHeader receive_header(int& source);
+  // Ends the receive_header() under way (another thread's) and every later one.
+  void stop_receiving();
   // The next payload tensor from `source` into `into` (contiguous, of the sent size).
   void receive_payload(int source, at::Tensor into);
 
@@ -70,6 +98,35 @@ class GlooGroup {
   int rank_;
   int size_;
   std::vector<std::unique_ptr<std::mutex>> send_locks_;  // per destination
+
+  struct Posted {
+    int peer;
+    MessageHeader header;
+    std::vector<at::Tensor> payload;
+  };
+  void send_posted();
+  std::mutex post_mu_;
+  std::condition_variable posted_;
+  std::deque<Posted> outbox_;
+  bool stopping_ = false;
+  std::string send_failure_;
+  std::thread sender_;
+  std::mutex receive_mu_;
+  bool receive_stopped_ = false;
+  std::shared_ptr<void> pending_receive_;  // the c10d Work of the receive under way
+};
+
+// Releases the GIL for its scope when this thread holds it (the rank code runs both under
+// the interpreter's thread and on its own threads).
+class WithoutGil {
+ public:
+  WithoutGil();
+  ~WithoutGil();
+  WithoutGil(const WithoutGil&) = delete;
+  WithoutGil& operator=(const WithoutGil&) = delete;
+
+ private:
+  void* state_ = nullptr;
 };
 
 }  // namespace pypto_golden::ranks

@@ -6,7 +6,6 @@
 
 #include <ATen/ATen.h>
 #include <dlfcn.h>
-#include <pybind11/pybind11.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -63,7 +62,7 @@ std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreA
   publish_host(*p->store_, host);
   if (local) p->workers_ = std::make_unique<LocalWorkers>(worker_executable(), p->store_->address(), world_size);
   {
-    pybind11::gil_scoped_release no_gil;  // workers take seconds to start
+    WithoutGil no_gil;  // workers take seconds to start
     await_ranks(*p->store_, host, timeout, [&] {
       if (p->workers_) p->workers_->check_running();
     });
@@ -73,8 +72,8 @@ std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreA
 }
 
 RankProcesses::~RankProcesses() {
-  if (group_) {
-    pybind11::gil_scoped_release no_gil;
+  WithoutGil no_gil;
+  if (group_ && !abandoned_) {
     for (int r = 0; r < world_size_; ++r) {
       try {
         group_->send(r, MessageHeader{MessageKind::Stop, {}});
@@ -85,21 +84,30 @@ RankProcesses::~RankProcesses() {
   }
   // Told to stop, a worker exits at once; one that was never told (the start failed) is
   // killed.
-  if (workers_) workers_->finish(group_ ? std::chrono::seconds(5) : std::chrono::seconds(0));
+  {
+    std::lock_guard<std::mutex> lock(workers_mu_);
+    if (workers_) workers_->finish(group_ && !abandoned_ ? std::chrono::seconds(5) : std::chrono::seconds(0));
+  }
   group_.reset();
 }
 
-void RankProcesses::fail(int rank, const GroupError& e) {
-  // A worker that ended closes its connections: say how it ended, when it has.
+std::optional<std::pair<std::string, int>> RankProcesses::worker_ended() {
+  std::lock_guard<std::mutex> lock(workers_mu_);
+  if (!workers_) return std::nullopt;
+  if (std::optional<WorkerEnd> end = workers_->reap_ended()) return std::make_pair(describe_worker_end(*end), end->rank);
+  return std::nullopt;
+}
+
+std::pair<std::string, int> RankProcesses::why_lost(const std::string& error) {
   for (int k = 0; workers_ && k < 50; ++k) {
-    if (std::optional<WorkerEnd> end = workers_->reap_ended()) throw std::runtime_error(describe_worker_end(*end));
+    if (auto ended = worker_ended()) return *ended;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  throw std::runtime_error("rank " + std::to_string(rank) + ": " + e.what());
+  return {error, -1};
 }
 
 std::vector<double> RankProcesses::echo(int64_t nbytes) {
-  pybind11::gil_scoped_release no_gil;
+  WithoutGil no_gil;
   at::Tensor sent = at::randint(0, 256, {nbytes}, at::kByte);
   at::Tensor back = at::empty({nbytes}, at::kByte);
   std::vector<double> us;
@@ -114,7 +122,8 @@ std::vector<double> RankProcesses::echo(int64_t nbytes) {
                          ") from rank " + std::to_string(source));
       group_->receive_payload(source, back);
     } catch (const GroupError& e) {
-      fail(r, e);
+      const auto [why, ended] = why_lost(e.what());
+      throw std::runtime_error(ended < 0 ? "rank " + std::to_string(r) + ": " + why : why);
     }
     us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
     if (!at::equal(sent, back))

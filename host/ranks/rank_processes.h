@@ -10,6 +10,8 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,16 +44,25 @@ class RankProcesses {
   // bytes come back different, or a worker has ended.
   std::vector<double> echo(int64_t nbytes);
 
+  // Why a transfer failed with `error`: how a worker of this machine ended ("rank 1 (pid
+  // 4242 on this machine) was killed by signal 9 (SIGKILL)") and its rank, when one has (it
+  // closes its connections as it ends), else the error itself and -1.
+  std::pair<std::string, int> why_lost(const std::string& error);
+  // After a failure: the workers are killed at once instead of being told to stop (they
+  // may be blocked sending to this process, which no longer receives).
+  void abandon() { abandoned_ = true; }
+  // A worker of this machine that has ended (described, with its rank); never blocks.
+  std::optional<std::pair<std::string, int>> worker_ended();
+
  private:
   RankProcesses() = default;
   // Serves the store, publishes the host, starts local workers (or none for remote ones),
   // waits for every rank and forms the group.
   static std::unique_ptr<RankProcesses> start(int world_size, const StoreAddress& listen, bool local);
-  // The transfer failed: the message names how the worker ended when it has.
-  [[noreturn]] void fail(int rank, const GroupError& e);
-
   int world_size_ = 0;
+  bool abandoned_ = false;
   std::unique_ptr<RankStore> store_;
+  std::mutex workers_mu_;  // the host's thread and the service thread both reap
   std::unique_ptr<LocalWorkers> workers_;  // none when the workers run elsewhere
   std::unique_ptr<GlooGroup> group_;
 };

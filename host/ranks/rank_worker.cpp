@@ -2,11 +2,11 @@
 
 #include "ranks/build_identity.h"
 #include "ranks/gloo_group.h"
+#include "ranks/rank_runtime.h"
 #include "ranks/rank_store.h"
 #include "ranks/rendezvous.h"
 #include "sim/comm/env_seconds.h"
 
-#include <ATen/ATen.h>
 #include <pybind11/pybind11.h>
 #include <unistd.h>
 
@@ -35,29 +35,6 @@ bool is_loopback(const std::string& host) {
 int refuse(const std::string& who, const std::string& message) {
   std::fprintf(stderr, "pypto-golden --worker%s: %s\n", who.c_str(), message.c_str());
   return kWorkerRefused;
-}
-
-// Serves the host's messages until it stops this worker; GroupError when the host or the
-// network goes away.
-int serve(GlooGroup& group) {
-  at::Tensor echo;  // kept: fresh pages for every check would be most of its time
-  for (;;) {
-    int source = -1;
-    const MessageHeader header = group.receive_header(source);
-    switch (header.kind) {
-      case MessageKind::Stop:
-        return kWorkerStopped;
-      case MessageKind::Echo: {
-        if (!echo.defined() || echo.numel() != header.args[0]) echo = at::empty({header.args[0]}, at::kByte);
-        group.receive_payload(source, echo);
-        group.send(source, header, {echo});
-        break;
-      }
-      default:
-        throw GroupError("a message of unknown kind " + std::to_string(static_cast<int64_t>(header.kind)) +
-                         " from rank " + std::to_string(source) + " (a host of another build?)");
-    }
-  }
 }
 
 }  // namespace
@@ -101,7 +78,7 @@ int run_rank_worker(const WorkerOptions& options) {
   {
     pybind11::gil_scoped_release no_gil;  // the group's own threads never need it; its end does
     try {
-      status = serve(*group);
+      status = serve_rank(*group, rank);
     } catch (const GroupError& e) {
       std::fprintf(stderr, "pypto-golden --worker%s: lost the host: %s\n", who.c_str(), e.what());
       status = kWorkerLostHost;

@@ -67,6 +67,10 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
                         " arguments, got " + std::to_string(args.size()));
   session.begin_dispatch();
   CommDomain* domain = session.domain();
+  if (domain != nullptr && domain->remote() && options.recorder != nullptr)
+    throw SimError("the DFX outputs of an L3 program's chip launches are recorded only with its ranks in this "
+                   "process: unset PYPTO_SIM_RANKS=process for a run with a DFX key (rank workers do not record "
+                   "yet)");
   Frame frame;
   frame.function = &fn;
   frame.device = &device;

@@ -20,7 +20,16 @@ class RankDevices {
     for (Device* d : all) locks_.emplace_back(d->dispatch_mutex());
     std::vector<Device*> devices;
     for (auto& d : ranks_) devices.push_back(d.get());
-    domain_ = std::make_unique<CommDomain>(program.devices, devices, wait_timeout_from_env());
+    if (ranks_in_processes()) {
+      // The ranks' devices are in worker processes; this one holds rank 0's copy of the
+      // windows, of which the host program takes its views.
+      std::vector<bool> held(devices.size(), false);
+      held[0] = true;
+      domain_ = std::make_unique<CommDomain>(program.devices, devices, wait_timeout_from_env(), held);
+      domain_->set_remote(make_remote_ranks(program, *domain_));
+    } else {
+      domain_ = std::make_unique<CommDomain>(program.devices, devices, wait_timeout_from_env());
+    }
     for (size_t r = 0; r < ranks_.size(); ++r) ranks_[r]->bind_rank(domain_.get(), static_cast<int>(r));
     if (std::find(devices.begin(), devices.end(), &host) == devices.end()) {
       host.bind_rank(domain_.get(), -1);

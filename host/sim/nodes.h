@@ -81,11 +81,15 @@ struct Function {
   Block body;
 };
 
+class LaunchStmt;
+
 struct Program {
   int version = 1;
   std::string source_file;
+  std::string text;  // the JSON it was loaded from: what a rank in another process loads
   std::vector<std::unique_ptr<Function>> functions;  // [0] is the entry
   std::vector<int> devices;  // an L3 program's device ids, one rank each (empty: one device)
+  std::vector<const LaunchStmt*> launches;  // an L3 program's chip launches, in load order
   const Function& entry() const { return *functions.front(); }
 };
 

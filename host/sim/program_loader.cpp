@@ -50,12 +50,28 @@ class Loader {
     }
     if (prog->entry().host != !prog->devices.empty())
       fail("a host program (\"level\": \"host\") needs \"devices\", and only a host program has them");
+    prog->launches = std::move(launches_);
     return prog;
   }
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw ProgramError(origin_ + ": " + what + "; rebuild the kernel with this pypto-golden");
+  }
+
+  // Every variable slot a node and its children (blocks included) read.
+  void collect_reads(const json& node, std::set<int>& read) const {
+    if (node.is_object()) {
+      auto e = node.find("e");
+      if (e != node.end() && *e == "var") {
+        auto s = node.find("slot");
+        if (s != node.end() && s->is_number_integer()) read.insert(s->get<int>());
+        return;
+      }
+      for (const auto& [key, child] : node.items()) collect_reads(child, read);
+    } else if (node.is_array()) {
+      for (const auto& child : node) collect_reads(child, read);
+    }
   }
 
   const json& need(const json& obj, const char* key) const {
@@ -251,8 +267,17 @@ class Loader {
     }
     if (kind == "expr") return std::make_unique<ExprStmt>(line, expr(need(s, "value")));
     if (kind == "barrier") return std::make_unique<BarrierStmt>(line);
-    if (kind == "launch")
-      return std::make_unique<LaunchStmt>(line, expr(need(s, "rank")), str(need(s, "name"), "name"), block(need(s, "body")));
+    if (kind == "launch") {
+      // What the chip program reads of the host's variables: all a rank in another process
+      // is sent (a superset: the body's own variables are still unset at the launch).
+      std::set<int> read;
+      collect_reads(need(s, "body"), read);
+      auto launch = std::make_unique<LaunchStmt>(line, expr(need(s, "rank")), str(need(s, "name"), "name"),
+                                                 block(need(s, "body")), static_cast<int>(launches_.size()),
+                                                 std::vector<int>(read.begin(), read.end()));
+      launches_.push_back(launch.get());
+      return launch;
+    }
     if (kind == "join") return std::make_unique<JoinStmt>(line);
     if (kind == "if")
       return std::make_unique<IfStmt>(line, expr(need(s, "cond")), block(need(s, "then")),
@@ -368,6 +393,7 @@ class Loader {
 
   std::string origin_;
   std::string where_;
+  std::vector<const LaunchStmt*> launches_;
   int depth_ = 0;
   int num_slots_ = 0;
   std::vector<std::string> slot_names_;
@@ -388,7 +414,9 @@ std::unique_ptr<Program> parse_program(const std::string& text, const std::strin
     throw ProgramError(origin + ": " + e.what() + "; rebuild the kernel with this pypto-golden");
   }
   try {
-    return Loader(origin).program(doc);
+    std::unique_ptr<Program> program = Loader(origin).program(doc);
+    program->text = text;
+    return program;
   } catch (const json::exception& e) {
     // A field of the wrong JSON type deep inside a node.
     throw ProgramError(origin + ": malformed program (" + json_error_text(e) +

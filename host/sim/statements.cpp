@@ -128,16 +128,22 @@ void LaunchStmt::exec(Frame& frame) const {
                       "), so it must be in 0.." + std::to_string(domain.world_size() - 1));
   }
   const int r = static_cast<int>(rank);
+  const int k = domain.next_launch_index(r);
+  if (domain.remote()) {  // the rank's device is in a worker process
+    domain.launch_remote(r, *this, k, frame);
+    return;
+  }
   Frame chip = frame;
   chip.device = &domain.device(r);
   chip.in_parallel = false;
   for (Value& v : chip.slots)
     if (v.is_tensor()) v.tensor = domain.on_rank(v.tensor, r);
-  const int k = domain.next_launch_index(r);
-  domain.launch(r, [this, chip, r, k]() mutable {
-    ChipLaunchScope launch(r, k, name_);
-    run_block(body_, chip);
-  });
+  domain.launch(r, [this, chip, r, k]() mutable { run_chip(chip, r, k); });
+}
+
+void LaunchStmt::run_chip(Frame& chip, int rank, int k) const {
+  ChipLaunchScope launch(rank, k, name_);
+  run_block(body_, chip);
 }
 
 void JoinStmt::exec(Frame& frame) const { host_domain(frame, "join").join(); }

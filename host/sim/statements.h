@@ -67,8 +67,17 @@ class ForStmt : public Stmt {
 // rank's copy of each window), while the host goes on.
 class LaunchStmt : public Stmt {
  public:
-  LaunchStmt(int line, ExprPtr rank, std::string name, Block body)
-      : Stmt(line), rank_(std::move(rank)), name_(std::move(name)), body_(std::move(body)) {}
+  LaunchStmt(int line, ExprPtr rank, std::string name, Block body, int index, std::vector<int> reads)
+      : Stmt(line), rank_(std::move(rank)), name_(std::move(name)), body_(std::move(body)), index_(index),
+        reads_(std::move(reads)) {}
+
+  // Its place among the program's launches (Program::launches).
+  int index() const { return index_; }
+  // The host variables (frame slots) the chip program may read.
+  const std::vector<int>& reads() const { return reads_; }
+  // Runs the chip program on the device of `chip` (the frame as the rank sees it), as launch
+  // `k` of the rank in this dispatch: what a rank's thread runs, here or in a worker process.
+  void run_chip(Frame& chip, int rank, int k) const;
 
  protected:
   void exec(Frame& frame) const override;
@@ -77,6 +86,8 @@ class LaunchStmt : public Stmt {
   ExprPtr rank_;
   std::string name_;
   Block body_;
+  int index_;
+  std::vector<int> reads_;
 };
 
 // The host waits for every chip program it launched (and reports the first that failed).

@@ -25,7 +25,7 @@ def test_help(host):
         "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
         "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
         "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
-        "                    SCRIPT [SCRIPT ARGS...]\n")
+        "                    [--ranks=thread|process] SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
                    "--seed N        seed torch's generator and Python's random before the script\n"
                    "                  (sets PYPTO_GOLDEN_SEED): the same random inputs every run",
@@ -55,6 +55,8 @@ def test_version(host):
         (["--runtime-dir="], "--runtime-dir needs a directory"),
         (["--junit"], "--junit needs a file"),
         (["--report"], "--report needs a directory"),
+        (["--ranks=processes", "k.py"], "--ranks must be 'thread' or 'process', got 'processes'"),
+        (["--ranks"], "--ranks must be 'thread' or 'process'"),
         (["--worker", "k.py"], "--worker takes no script (a worker runs what its host process sends it), got 'k.py'"),
         (["--rank", "1", "k.py"], "--rank is an option of --worker"),
         (["--worker", "--rank", "-1"], "--rank needs a rank (an integer from 0), got '-1'"),

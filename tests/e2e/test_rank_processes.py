@@ -3,11 +3,13 @@ machine, they join its rank store and form a Gloo group with it, data goes to ea
 and every one is stopped and reaped; a worker that dies is named."""
 
 import os
+import signal
 import subprocess
+import time
 
 import pytest
 
-from conftest import EXT_DIR, HOST_BIN, PYTHON, REPO, clean_env
+from conftest import EXT_DIR, HOST_BIN, PYTHON, REPO, SAMPLES, clean_env
 
 LINK_CHECK = """
 import os, sys, _pypto_golden
@@ -121,3 +123,134 @@ def test_ranks_across_two_network_namespaces(tmp_path, two_namespaces):
             p.kill()
     assert (host.returncode, out, err) == (0, "2 True\n", "")
     assert ends == [("", "", 0), ("", "", 0)]
+
+
+# An L3 program run with its ranks in worker processes (PYPTO_SIM_RANKS=process /
+# --ranks=process): the host sends each chip launch to its rank's worker.
+
+BITWISE = """
+import os, sys, torch
+sys.path.insert(0, sys.argv[1])
+from ring_allreduce import ring_allreduce, WORLD, COLS
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+config = RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=list(range(WORLD))))
+torch.manual_seed(1)
+rows = torch.randn(WORLD, 1, COLS)
+built = ring_allreduce.compile(rows, torch.empty(WORLD, 1, COLS), config=config)
+outs = {}
+for mode in ("thread", "process"):
+    os.environ["PYPTO_SIM_RANKS"] = mode
+    totals = torch.full((WORLD, 1, COLS), float("nan"))
+    built(rows, totals)
+    outs[mode] = totals
+print(torch.equal(outs["thread"].view(torch.int32), outs["process"].view(torch.int32)),
+      bool(torch.isfinite(outs["process"]).all()))
+"""
+
+
+def test_ranks_in_processes_give_the_same_bits_as_ranks_in_threads(python3, tmp_path):
+    (tmp_path / "bitwise.py").write_text(BITWISE)
+    proc = python3("bitwise.py", SAMPLES)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "True True\n", "")
+
+
+def test_a_sample_with_ranks_in_processes_from_the_command_line(host):
+    proc = host("--ranks=process", f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim", "-d", "0")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'totals' PASS  shape=(4, 1, 512) dtype=torch.float32" in proc.stdout
+
+
+STUCK = """
+import torch
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import TensorSpec, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+
+@pl.jit.incore
+def wait_forever(x: pl.Tensor[[1, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+                 sig: pld.DistributedTensor[[1, 1], pl.INT32]):
+    pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+    return pl.store(pl.load(x, [0, 0], [1, 64]), [0, 0], y)
+
+
+@pl.jit
+def chip(x: pl.Tensor[[1, 64], pl.FP32], y: pl.Out[pl.Tensor[[1, 64], pl.FP32]],
+         sig: pld.DistributedTensor[[1, 1], pl.INT32]):
+    return wait_forever(x, y, sig)
+
+
+@pl.jit.host
+def host(xs: pl.Tensor[[2, 1, 64], pl.FP32], ys: pl.Out[pl.Tensor[[2, 1, 64], pl.FP32]]):
+    buf = pld.alloc_window_buffer(4)
+    for r in pl.range(pld.world_size()):
+        sig = pld.window(buf, [1, 1], dtype=pl.INT32)
+        chip(xs[r], ys[r], sig, device=r)
+
+
+def golden(v):
+    v["ys"][:] = v["xs"]
+
+
+run(fn=host, specs=[TensorSpec("xs", [2, 1, 64], torch.float32, init_value=torch.randn),
+                    TensorSpec("ys", [2, 1, 64], torch.float32)],
+    golden_fn=golden,
+    config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
+"""
+
+
+def worker_of_rank(host_pid, rank):
+    """The pid of the host's worker child started with --rank `rank`, or None."""
+    for task in os.listdir(f"/proc/{host_pid}/task"):
+        with open(f"/proc/{host_pid}/task/{task}/children") as f:
+            for child in f.read().split():
+                with open(f"/proc/{child}/cmdline") as c:
+                    if f"--rank\0{rank}\0" in c.read():
+                        return int(child)
+    return None
+
+
+def test_a_killed_worker_fails_the_run_by_name_within_seconds(tmp_path):
+    """Both ranks wait for a signal nobody sends; rank 1's worker is killed while it waits."""
+    (tmp_path / "stuck.py").write_text(STUCK)
+    env = clean_env(tmp_path, PYPTO_SIM_RANKS="process", PYPTO_SIM_WAIT_TIMEOUT=600)
+    host = subprocess.Popen([str(HOST_BIN), "stuck.py"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        victim = survivor = None
+        while time.monotonic() < deadline and not (victim and survivor):
+            victim, survivor = worker_of_rank(host.pid, 1), worker_of_rank(host.pid, 0)
+            time.sleep(0.1)
+        assert victim and survivor, "the workers did not start"
+        time.sleep(3)  # joined, and rank 1 waiting
+        os.kill(victim, signal.SIGKILL)
+        killed = time.monotonic()
+        out, err = host.communicate(timeout=60)
+        assert time.monotonic() - killed < 15
+    finally:
+        host.kill()
+    assert host.returncode == 1
+    assert "[RUN] runtime failed" in out
+    # Killed while it waits (the usual case): "its worker process ended: ...; on rank 1
+    # (device 1)"; on a machine slow enough that it was still joining, the start names it.
+    assert f"rank 1 (pid {victim} on this machine) was killed by signal 9 (SIGKILL)" in err.splitlines()[-1], err
+    assert not os.path.exists(f"/proc/{survivor}")  # the other worker is gone too
+
+
+def test_dfx_outputs_of_ranks_in_processes_are_refused_by_name(tmp_path):
+    script = tmp_path / "dfx.py"
+    script.write_text(open(f"{SAMPLES}/ring_allreduce.py").read().replace(
+        "config=RunConfig(platform=args.platform, distributed_config=DistributedConfig(device_ids=devices)),",
+        "config=RunConfig(platform=args.platform, distributed_config=DistributedConfig(device_ids=devices), "
+        "enable_chip_swimlane=True),"))
+    proc = subprocess.run([str(HOST_BIN), "--ranks=process", str(script), "-p", "a2a3sim"], cwd=tmp_path,
+                          env=clean_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.rstrip().endswith(
+        "the DFX outputs of an L3 program's chip launches are recorded only with its ranks in this process: unset "
+        "PYPTO_SIM_RANKS=process for a run with a DFX key (rank workers do not record yet)")

@@ -17,11 +17,11 @@ std::chrono::milliseconds wait_timeout_from_env() {
 }
 
 CommDomain::CommDomain(std::vector<int> device_ids, std::vector<Device*> devices,
-                       std::chrono::milliseconds wait_timeout)
+                       std::chrono::milliseconds wait_timeout, std::vector<bool> held)
     : device_ids_(std::move(device_ids)),
       devices_(std::move(devices)),
       wait_timeout_(wait_timeout),
-      transport_(std::make_unique<InProcessTransport>(static_cast<int>(devices_.size()))),
+      transport_(std::make_unique<InProcessTransport>(static_cast<int>(devices_.size()), std::move(held))),
       queues_(static_cast<int>(devices_.size())),
       busy_us_(devices_.size(), 0.0),
       launches_(devices_.size(), 0) {}
@@ -50,7 +50,8 @@ void CommDomain::note_wait(int rank, int buffer, std::vector<int64_t> offsets, c
   waited_.push_back(WaitedSlot{rank, buffer, std::move(offsets), slot});
 }
 
-std::string CommDomain::signal_left_set() const {
+std::string CommDomain::signal_left_set() {
+  if (remote_) return remote_->signal_left_set();
   std::lock_guard<std::mutex> lock(waited_mu_);
   for (const auto& w : waited_) {
     const int32_t value = __atomic_load_n(w.slot, __ATOMIC_ACQUIRE);
@@ -63,7 +64,10 @@ std::string CommDomain::signal_left_set() const {
 
 int CommDomain::allocate(int64_t nbytes) {
   const int b = next_buffer_++;
-  if (b == transport_->buffer_count()) return transport_->allocate(nbytes);
+  if (b == transport_->buffer_count()) {
+    if (remote_) remote_->allocate(nbytes);
+    return transport_->allocate(nbytes);
+  }
   if (transport_->buffer_bytes(b) == nbytes) return b;
   throw KernelError("window buffer " + std::to_string(b) + " is " + std::to_string(nbytes) +
                     " bytes in this launch of the host program but was " + std::to_string(transport_->buffer_bytes(b)) +
@@ -79,7 +83,7 @@ int CommDomain::buffer_of(const at::Tensor& t, int rank) {
   const auto* p = static_cast<const uint8_t*>(t.const_data_ptr());
   for (int b = 0; b < transport_->buffer_count(); ++b) {
     const uint8_t* base = transport_->map(rank, b);
-    if (p >= base && p < base + transport_->buffer_bytes(b)) return b;
+    if (base != nullptr && p >= base && p < base + transport_->buffer_bytes(b)) return b;
   }
   return -1;
 }
@@ -106,6 +110,61 @@ at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer)
   return at::from_blob(transport_->map(peer, b) + offset, t.sizes(), t.strides(), t.options());
 }
 
+void CommDomain::launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame) {
+  remote_->launch(rank, launch, k, frame);
+}
+
+std::pair<int, int64_t> CommDomain::place_of(const at::Tensor& t, int rank) {
+  const int b = buffer_of(t, rank);
+  if (b < 0) return {-1, 0};
+  return {b, static_cast<const uint8_t*>(t.const_data_ptr()) - transport_->map(rank, b)};
+}
+
+at::Tensor CommDomain::view_at(int rank, int buffer, int64_t offset, at::IntArrayRef sizes, at::IntArrayRef strides,
+                               c10::ScalarType dtype) {
+  if (buffer < 0 || buffer >= transport_->buffer_count())
+    throw KernelError("window buffer " + std::to_string(buffer) + " does not exist on " + rank_name(rank));
+  int64_t last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) last += (sizes[d] - 1) * strides[d];
+  if (offset < 0 || offset + (last + 1) * static_cast<int64_t>(c10::elementSize(dtype)) > transport_->buffer_bytes(buffer))
+    throw KernelError("a view of " + std::to_string(sizes.size()) + " axes at byte " + std::to_string(offset) +
+                      " runs past the end of window buffer " + std::to_string(buffer) + " (" +
+                      std::to_string(transport_->buffer_bytes(buffer)) + " bytes)");
+  return at::from_blob(transport_->map(rank, buffer) + offset, sizes, strides, at::TensorOptions().dtype(dtype));
+}
+
+void CommDomain::read_peer(const at::Tensor& local, int rank, int peer, const at::Tensor& out) {
+  if (links_ == nullptr || transport_->holds(peer)) {
+    out.copy_(peer_view(local, rank, peer));
+    return;
+  }
+  const auto [b, offset] = place_of(local, rank);
+  if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
+  links_->read(peer, b, offset, local, out);
+}
+
+void CommDomain::write_peer(const at::Tensor& local, int rank, int peer, const at::Tensor& value, bool add) {
+  if (links_ == nullptr || transport_->holds(peer)) {
+    const at::Tensor dst = peer_view(local, rank, peer);
+    if (add) dst.add_(value.to(dst.scalar_type()));
+    else dst.copy_(value);
+    return;
+  }
+  const auto [b, offset] = place_of(local, rank);
+  if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
+  links_->write(peer, b, offset, local, value, add);
+}
+
+void CommDomain::notify_peer(const at::Tensor& slot, int rank, int peer, int32_t value, NotifyOp op) {
+  if (links_ == nullptr || transport_->holds(peer)) {
+    transport_->notify(peer_view(slot, rank, peer).data_ptr<int32_t>(), value, op);
+    return;
+  }
+  const auto [b, offset] = place_of(slot, rank);
+  if (b < 0) throw KernelError("the signal is not a view of a window buffer (a pld.DistributedTensor)");
+  links_->notify(peer, b, offset, value, op);
+}
+
 void CommDomain::launch(int rank, std::function<void()> job) {
   queues_.submit(rank, [this, rank, job = std::move(job)] {
     const auto start = std::chrono::steady_clock::now();
@@ -130,7 +189,9 @@ void CommDomain::join() {
   queues_.wait_idle();
   std::exception_ptr failure;
   int rank = -1;
-  {
+  if (remote_) {
+    remote_->join(busy_us_, failure, rank);
+  } else {
     std::lock_guard<std::mutex> lock(failure_mu_);
     failure = failure_;
     rank = failed_rank_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sim/comm/rank_queues.h"
+#include "sim/comm/remote_ranks.h"
 #include "sim/comm/window_transport.h"
 
 #include <ATen/core/Tensor.h>
@@ -13,11 +14,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pypto_golden::sim {
 
 class Device;
+class LaunchStmt;
+struct Frame;
 
 // PYPTO_SIM_WAIT_TIMEOUT (seconds, default 5): how long a pld.system.wait may block before it
 // is reported as never satisfied. Throws std::invalid_argument for a bad value.
@@ -25,8 +29,12 @@ std::chrono::milliseconds wait_timeout_from_env();
 
 class CommDomain {
  public:
-  // devices[r] runs rank r; device_ids[r] is its id (for messages).
-  CommDomain(std::vector<int> device_ids, std::vector<Device*> devices, std::chrono::milliseconds wait_timeout);
+  // devices[r] runs rank r; device_ids[r] is its id (for messages). `held`: the ranks whose
+  // copy of every window buffer this process holds (empty: all of them); a worker process
+  // holds its own rank's, and a host whose ranks are in workers rank 0's (the copy its
+  // pld.window views are taken of), while a rank's device not here is null.
+  CommDomain(std::vector<int> device_ids, std::vector<Device*> devices, std::chrono::milliseconds wait_timeout,
+             std::vector<bool> held = {});
   ~CommDomain();  // stops waiting ranks and waits for every launched program
   CommDomain(const CommDomain&) = delete;
   CommDomain& operator=(const CommDomain&) = delete;
@@ -48,6 +56,28 @@ class CommDomain {
   // dispatch left it (kernels reset their own signals, as on hardware); throws KernelError
   // when its size differs.
   int allocate(int64_t nbytes);
+  // The host's side of ranks in worker processes: launches, allocations and join go to them.
+  void set_remote(std::unique_ptr<RemoteRanks> remote) { remote_ = std::move(remote); }
+  bool remote() const { return remote_ != nullptr; }
+  // LaunchStmt's launch when remote(): `launch` (launch `k` of `rank`) with the host's frame.
+  void launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame);
+  // A worker's window traffic to the ranks it does not hold (owned by the caller).
+  void set_peer_links(PeerLinks* links) { links_ = links; }
+
+  // The window traffic of the pld ops: `local` is a region of `rank`'s window; its copy in
+  // `peer`'s window is read into `out`, written from `value` (added to, `add`), or, for an
+  // int32 slot, notified.
+  void read_peer(const at::Tensor& local, int rank, int peer, const at::Tensor& out);
+  void write_peer(const at::Tensor& local, int rank, int peer, const at::Tensor& value, bool add);
+  void notify_peer(const at::Tensor& slot, int rank, int peer, int32_t value, NotifyOp op);
+  // Where a view of `rank`'s window lies: its buffer and its byte offset there (buffer -1
+  // when it lies in none).
+  std::pair<int, int64_t> place_of(const at::Tensor& t, int rank);
+  // The view of `rank`'s copy of `buffer` at byte `offset` with these sizes, strides and
+  // dtype; KernelError when it runs past the buffer.
+  at::Tensor view_at(int rank, int buffer, int64_t offset, at::IntArrayRef sizes, at::IntArrayRef strides,
+                     c10::ScalarType dtype);
+
   // Per rank, the host time its chip programs ran since begin_dispatch() (microseconds);
   // valid after join().
   const std::vector<double>& busy_us() const { return busy_us_; }
@@ -59,7 +89,7 @@ class CommDomain {
   // "rank 0 (device 0): the signal at [1, 0] (window buffer 1) holds 1"; "" when every one
   // was reset. Windows persist between launches, so such a slot satisfies the next
   // launch's wait early.
-  std::string signal_left_set() const;
+  std::string signal_left_set();
   // pld.window: a typed view of the buffer as the host program holds it (rank 0's copy);
   // launching a chip program rebinds it to the rank's own copy.
   at::Tensor window(int buffer, at::IntArrayRef shape, c10::ScalarType dtype);
@@ -89,6 +119,8 @@ class CommDomain {
   std::vector<Device*> devices_;
   std::chrono::milliseconds wait_timeout_;
   std::unique_ptr<WindowTransport> transport_;
+  std::unique_ptr<RemoteRanks> remote_;
+  PeerLinks* links_ = nullptr;
   RankQueues queues_;
   std::mutex failure_mu_;
   std::exception_ptr failure_;

@@ -6,11 +6,16 @@
 
 namespace pypto_golden::sim {
 
+InProcessTransport::InProcessTransport(int world_size, std::vector<bool> held)
+    : world_size_(world_size), held_(held.empty() ? std::vector<bool>(static_cast<size_t>(world_size), true) : held) {}
+
 int InProcessTransport::allocate(int64_t nbytes) {
-  std::vector<at::Tensor> copies;
-  for (int r = 0; r < world_size_; ++r) copies.push_back(at::zeros({nbytes}, at::TensorOptions().dtype(at::kByte)));
+  std::vector<at::Tensor> copies(static_cast<size_t>(world_size_));
+  for (int r = 0; r < world_size_; ++r)
+    if (holds(r)) copies[static_cast<size_t>(r)] = at::zeros({nbytes}, at::TensorOptions().dtype(at::kByte));
   std::lock_guard<std::mutex> lock(mu_);
   buffers_.push_back(std::move(copies));
+  bytes_.push_back(nbytes);
   return static_cast<int>(buffers_.size()) - 1;
 }
 
@@ -21,12 +26,13 @@ int InProcessTransport::buffer_count() const {
 
 int64_t InProcessTransport::buffer_bytes(int buffer) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return buffers_.at(static_cast<size_t>(buffer)).front().numel();
+  return bytes_.at(static_cast<size_t>(buffer));
 }
 
 uint8_t* InProcessTransport::map(int rank, int buffer) {
   std::lock_guard<std::mutex> lock(mu_);
-  return buffers_.at(static_cast<size_t>(buffer)).at(static_cast<size_t>(rank)).data_ptr<uint8_t>();
+  const at::Tensor& copy = buffers_.at(static_cast<size_t>(buffer)).at(static_cast<size_t>(rank));
+  return copy.defined() ? copy.data_ptr<uint8_t>() : nullptr;
 }
 
 void InProcessTransport::notify(int32_t* slot, int32_t value, NotifyOp op) {

@@ -28,8 +28,10 @@ class WindowTransport {
   virtual int allocate(int64_t nbytes) = 0;
   virtual int buffer_count() const = 0;
   virtual int64_t buffer_bytes(int buffer) const = 0;
-  // Where `rank`'s copy of the buffer is mapped in this process.
+  // Where `rank`'s copy of the buffer is mapped in this process (null when not held here).
   virtual uint8_t* map(int rank, int buffer) = 0;
+  // Whether this process holds `rank`'s copy of the buffers.
+  virtual bool holds(int rank) const = 0;
 
   // Applies `op` with `value` to the signal slot (in some rank's mapping) and wakes its waiters.
   virtual void notify(int32_t* slot, int32_t value, NotifyOp op) = 0;

@@ -103,11 +103,6 @@ bool atomic_add(const OpArgs& a) {
   fail(a, "atomic must be pld.AtomicType.None_ or pld.AtomicType.Add, got " + m);
 }
 
-void write_region(const at::Tensor& dst, const at::Tensor& src, bool add) {
-  if (add) dst.add_(src.to(dst.scalar_type()));
-  else dst.copy_(src);
-}
-
 // The int32 signal slot signal[offsets].
 at::Tensor signal_slot(const OpArgs& a, const at::Tensor& signal, const Value& offsets_value) {
   if (signal.scalar_type() != at::kInt)
@@ -162,7 +157,7 @@ Value remote_load(const OpArgs& a) {
   const std::vector<int64_t> shape = a.as_int_list(a.required(3, "shape"), "shape");
   const at::Tensor local = region(a, target, offsets, shape, "the window (" + peer_text(d, rank, peer) + ")");
   at::Tensor out = a.device->allocate(shape, target.scalar_type());
-  out.copy_(d.peer_view(local, rank, peer));
+  d.read_peer(local, rank, peer, out);
   if (const Value* valid = a.optional(4, "valid_shape")) return Value::from_tensor(out, a.as_int_list(*valid, "valid_shape"));
   return Value::from_tensor(out);
 }
@@ -177,7 +172,7 @@ Value remote_store(const OpArgs& a) {
   const at::Tensor value = src.valid_view();
   std::vector<int64_t> shape(value.sizes().begin(), value.sizes().end());
   const at::Tensor local = region(a, target, offsets, shape, "the window (" + peer_text(d, rank, peer) + ")");
-  write_region(d.peer_view(local, rank, peer), value, atomic_add(a));
+  d.write_peer(local, rank, peer, value, atomic_add(a));
   return Value::none();
 }
 
@@ -192,7 +187,7 @@ Value remote_put(const OpArgs& a) {
   const at::Tensor from = region(a, src, src_offsets, shape, "src");
   const at::Tensor to = region(a, dst, offsets_or_zeros(a, 3, "dst_offsets", dst), shape,
                                "the window dst (" + peer_text(d, rank, peer) + ")");
-  write_region(d.peer_view(to, rank, peer), from, atomic_add(a));
+  d.write_peer(to, rank, peer, from, atomic_add(a));
   return Value::none();
 }
 
@@ -205,7 +200,7 @@ Value remote_get(const OpArgs& a) {
   const std::vector<int64_t> src_offsets = offsets_or_zeros(a, 4, "src_offsets", src);
   const std::vector<int64_t> shape = transfer_shape(a, src, src_offsets);
   const at::Tensor from = region(a, src, src_offsets, shape, "the window src (" + peer_text(d, rank, peer) + ")");
-  region(a, dst, offsets_or_zeros(a, 3, "dst_offsets", dst), shape, "dst").copy_(d.peer_view(from, rank, peer));
+  d.read_peer(from, rank, peer, region(a, dst, offsets_or_zeros(a, 3, "dst_offsets", dst), shape, "dst"));
   return Value::none();
 }
 
@@ -222,7 +217,7 @@ Value signal_notify(const OpArgs& a) {
     if (m == "Set") op = NotifyOp::Set;
     else if (m != "AtomicAdd") fail(a, "op must be pld.NotifyOp.AtomicAdd or pld.NotifyOp.Set, got " + m);
   }
-  d.transport().notify(d.peer_view(slot, rank, peer).data_ptr<int32_t>(), static_cast<int32_t>(value), op);
+  d.notify_peer(slot, rank, peer, static_cast<int32_t>(value), op);
   return Value::none();
 }
 

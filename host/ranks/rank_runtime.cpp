@@ -1,0 +1,317 @@
+#include "ranks/rank_runtime.h"
+
+#include "ranks/rank_worker.h"
+#include "ranks/shipped_frame.h"
+#include "sim/comm/comm_domain.h"
+#include "sim/comm/rank_queues.h"
+#include "sim/device.h"
+#include "sim/device_registry.h"
+#include "sim/interrupt.h"
+#include "sim/kernel_error.h"
+#include "sim/program_loader.h"
+#include "sim/statements.h"
+
+#include <ATen/ATen.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <map>
+#include <mutex>
+
+namespace pypto_golden::ranks {
+namespace {
+
+at::Tensor text_bytes(const std::string& text) {
+  at::Tensor t = at::empty({static_cast<int64_t>(text.size())}, at::kByte);
+  std::memcpy(t.data_ptr<uint8_t>(), text.data(), text.size());
+  return t;
+}
+
+std::string bytes_text(const at::Tensor& t) {
+  return std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), static_cast<size_t>(t.numel()));
+}
+
+// A view's sizes then strides, as one int64 tensor.
+at::Tensor geometry(const at::Tensor& view) {
+  const int64_t n = view.dim();
+  at::Tensor g = at::empty({2 * n}, at::kLong);
+  int64_t* p = g.data_ptr<int64_t>();
+  for (int64_t d = 0; d < n; ++d) {
+    p[d] = view.size(d);
+    p[n + d] = view.stride(d);
+  }
+  return g;
+}
+
+class Runtime : public sim::PeerLinks {
+ public:
+  Runtime(GlooGroup& group, int rank) : group_(group), rank_(rank), host_(group.size() - 1) {}
+
+  ~Runtime() override {
+    if (queue_) queue_->wait_idle();
+    if (device_) device_->bind_rank(nullptr, -1);
+  }
+
+  int serve() {
+    for (;;) {
+      int source = -1;
+      const MessageHeader h = group_.receive_header(source);
+      switch (h.kind) {
+        case MessageKind::Stop:
+          return kWorkerStopped;
+        case MessageKind::Echo: {
+          if (!echo_.defined() || echo_.numel() != h.args[0]) echo_ = at::empty({h.args[0]}, at::kByte);
+          group_.receive_payload(source, echo_);
+          group_.send(source, h, {echo_});
+          break;
+        }
+        case MessageKind::Program:
+          on_program(source, h);
+          break;
+        case MessageKind::Alloc:
+          domain().transport().allocate(h.args[0]);
+          break;
+        case MessageKind::Launch:
+          on_launch(source, h);
+          break;
+        case MessageKind::Data:
+          on_data(source, h);
+          break;
+        case MessageKind::Abort:
+          domain().transport().abort();
+          break;
+        case MessageKind::Check: {
+          // The dispatch is over (the host has every launch's result): its waits start over.
+          const std::string left = domain().signal_left_set();
+          domain().begin_dispatch();
+          group_.post(source, MessageHeader{MessageKind::CheckReply, {static_cast<int64_t>(left.size())}},
+                      {text_bytes(left)});
+          break;
+        }
+        case MessageKind::Put:
+          on_put(source, h);
+          break;
+        case MessageKind::Get:
+          on_get(source, h);
+          break;
+        case MessageKind::GetReply:
+          on_get_reply(source, h);
+          break;
+        case MessageKind::Notify: {
+          const at::Tensor slot = domain().view_at(rank_, static_cast<int>(h.args[0]), h.args[1], {1}, {1}, at::kInt);
+          domain().transport().notify(slot.data_ptr<int32_t>(), static_cast<int32_t>(h.args[2]),
+                                      h.args[3] == 0 ? sim::NotifyOp::AtomicAdd : sim::NotifyOp::Set);
+          break;
+        }
+        default:
+          throw GroupError("a message of unknown kind " + std::to_string(static_cast<int64_t>(h.kind)) + " from rank " +
+                           std::to_string(source) + " (a process of another build?)");
+      }
+    }
+  }
+
+  // sim::PeerLinks
+  void write(int peer, int buffer, int64_t offset, const at::Tensor& view, const at::Tensor& value,
+             bool add) override {
+    // A copy: the kernel may change its tile before the message is out.
+    at::Tensor data = value.clone(at::MemoryFormat::Contiguous);
+    group_.post(peer, MessageHeader{MessageKind::Put, {buffer, offset, view.dim(), static_cast<int64_t>(view.scalar_type()),
+                                                       add ? 1 : 0, static_cast<int64_t>(data.scalar_type())}},
+                {geometry(view), data});
+  }
+
+  void read(int peer, int buffer, int64_t offset, const at::Tensor& view, const at::Tensor& out) override {
+    const int64_t request = next_request_++;
+    std::promise<void> arrived;
+    std::future<void> done = arrived.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      gets_[request] = PendingGet{out, std::move(arrived)};
+    }
+    group_.post(peer, MessageHeader{MessageKind::Get, {buffer, offset, view.dim(),
+                                                       static_cast<int64_t>(view.scalar_type()), request}},
+                {geometry(view)});
+    while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) sim::check_interrupt();
+    done.get();
+  }
+
+  void notify(int peer, int buffer, int64_t offset, int32_t value, sim::NotifyOp op) override {
+    group_.post(peer, MessageHeader{MessageKind::Notify, {buffer, offset, value, op == sim::NotifyOp::Set ? 1 : 0}});
+  }
+
+ private:
+  struct PendingData {
+    std::vector<int64_t> sizes;
+    std::promise<std::vector<at::Tensor>> arrived;
+  };
+  struct PendingGet {
+    at::Tensor out;
+    std::promise<void> arrived;
+  };
+
+  sim::CommDomain& domain() {
+    if (!domain_) throw GroupError("a message before the host's program");
+    return *domain_;
+  }
+
+  void on_program(int source, const MessageHeader& h) {
+    const int world = static_cast<int>(h.args[1]);
+    at::Tensor text = at::empty({h.args[0]}, at::kByte);
+    at::Tensor ids = at::empty({world}, at::kLong);
+    group_.receive_payload(source, text);
+    group_.receive_payload(source, ids);
+    program_ = sim::parse_program(bytes_text(text), "the host's program");
+    std::vector<int> device_ids(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + world);
+    device_ = sim::simulated_device(device_ids.at(static_cast<size_t>(rank_)));
+    std::vector<sim::Device*> devices(static_cast<size_t>(world), nullptr);
+    devices[static_cast<size_t>(rank_)] = device_.get();
+    std::vector<bool> held(static_cast<size_t>(world), false);
+    held[static_cast<size_t>(rank_)] = true;
+    domain_ = std::make_unique<sim::CommDomain>(device_ids, devices, sim::wait_timeout_from_env(), held);
+    domain_->set_peer_links(this);
+    device_->bind_rank(domain_.get(), rank_);
+    queue_ = std::make_unique<sim::RankQueues>(1);
+  }
+
+  void on_launch(int source, const MessageHeader& h) {
+    at::Tensor text = at::empty({h.args[3]}, at::kByte);
+    group_.receive_payload(source, text);
+    const int index = static_cast<int>(h.args[0]);
+    const int k = static_cast<int>(h.args[1]);
+    const int64_t id = h.args[2];
+    nlohmann::json frame_text = nlohmann::json::parse(bytes_text(text));
+    std::future<std::vector<at::Tensor>> data;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      PendingData& p = data_[id];
+      p.sizes = region_bytes(frame_text);
+      data = p.arrived.get_future();
+    }
+    auto job = std::make_shared<std::packaged_task<void()>>(
+        [this, index, k, id, frame_text = std::move(frame_text), data = std::move(data)]() mutable {
+          run_launch(index, k, id, frame_text, data);
+        });
+    queue_->submit(0, [job] { (*job)(); });
+  }
+
+  // On the rank's thread: the launch with the host's bytes as they are now.
+  void run_launch(int index, int k, int64_t id, const nlohmann::json& frame_text,
+                  std::future<std::vector<at::Tensor>>& data) {
+    try {
+      group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
+      std::vector<at::Tensor> regions = data.get();
+      std::vector<at::Tensor> before;
+      for (const at::Tensor& r : regions) before.push_back(r.clone());
+      sim::Frame frame;
+      frame.function = &program_->entry();
+      frame.device = device_.get();
+      frame.slots.resize(program_->entry().slot_names.size());
+      unpack_frame(frame_text, regions, *domain_, rank_, frame);
+      const auto start = std::chrono::steady_clock::now();
+      program_->launches.at(static_cast<size_t>(index))->run_chip(frame, rank_, k);
+      const int64_t busy_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+      std::vector<int64_t> changed;
+      std::vector<at::Tensor> payload;
+      for (size_t r = 0; r < regions.size(); ++r) {
+        at::Tensor mask = regions[r].ne(before[r]);
+        if (!mask.any().item<bool>()) continue;
+        changed.push_back(static_cast<int64_t>(r));
+        payload.push_back(regions[r]);
+        payload.push_back(mask);
+      }
+      at::Tensor which = at::tensor(changed, at::kLong);
+      if (!changed.empty()) payload.insert(payload.begin(), which);
+      group_.post(host_, MessageHeader{MessageKind::Result, {id, busy_ns, static_cast<int64_t>(changed.size())}},
+                  std::move(payload));
+    } catch (const std::exception& e) {
+      const std::string text = e.what();
+      try {
+        group_.post(host_, MessageHeader{MessageKind::Error, {id, static_cast<int64_t>(text.size())}},
+                    {text_bytes(text)});
+      } catch (const GroupError&) {
+        // The host is gone: the service loop ends the worker.
+      }
+    }
+  }
+
+  void on_data(int source, const MessageHeader& h) {
+    PendingData pending;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = data_.find(h.args[0]);
+      if (it == data_.end()) throw GroupError("data for an unknown launch from rank " + std::to_string(source));
+      pending = std::move(it->second);
+      data_.erase(it);
+    }
+    std::vector<at::Tensor> regions;
+    for (int64_t n : pending.sizes) {
+      regions.push_back(at::empty({n}, at::kByte));
+      group_.receive_payload(source, regions.back());
+    }
+    pending.arrived.set_value(std::move(regions));
+  }
+
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> receive_geometry(int source, int64_t axes) {
+    at::Tensor g = at::empty({2 * axes}, at::kLong);
+    group_.receive_payload(source, g);
+    const int64_t* p = g.data_ptr<int64_t>();
+    return {std::vector<int64_t>(p, p + axes), std::vector<int64_t>(p + axes, p + 2 * axes)};
+  }
+
+  void on_put(int source, const MessageHeader& h) {
+    const auto [sizes, strides] = receive_geometry(source, h.args[2]);
+    at::Tensor value = at::empty(sizes, at::TensorOptions().dtype(static_cast<c10::ScalarType>(h.args[5])));
+    group_.receive_payload(source, value);
+    const at::Tensor view = domain().view_at(rank_, static_cast<int>(h.args[0]), h.args[1], sizes, strides,
+                                             static_cast<c10::ScalarType>(h.args[3]));
+    if (h.args[4] != 0) view.add_(value.to(view.scalar_type()));
+    else view.copy_(value);
+  }
+
+  void on_get(int source, const MessageHeader& h) {
+    const auto [sizes, strides] = receive_geometry(source, h.args[2]);
+    const at::Tensor view = domain().view_at(rank_, static_cast<int>(h.args[0]), h.args[1], sizes, strides,
+                                             static_cast<c10::ScalarType>(h.args[3]));
+    group_.post(source, MessageHeader{MessageKind::GetReply, {h.args[4]}}, {view.clone(at::MemoryFormat::Contiguous)});
+  }
+
+  void on_get_reply(int source, const MessageHeader& h) {
+    PendingGet pending;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = gets_.find(h.args[0]);
+      if (it == gets_.end()) throw GroupError("a reply to an unknown read from rank " + std::to_string(source));
+      pending = std::move(it->second);
+      gets_.erase(it);
+    }
+    at::Tensor data = at::empty(pending.out.sizes(), pending.out.options());
+    group_.receive_payload(source, data);
+    pending.out.copy_(data);
+    pending.arrived.set_value();
+  }
+
+  GlooGroup& group_;
+  const int rank_;
+  const int host_;
+  at::Tensor echo_;
+  std::unique_ptr<sim::Program> program_;
+  std::shared_ptr<sim::Device> device_;
+  std::unique_ptr<sim::CommDomain> domain_;
+  std::unique_ptr<sim::RankQueues> queue_;  // this rank's launches, in order
+  std::mutex mu_;
+  std::map<int64_t, PendingData> data_;  // by launch id
+  std::map<int64_t, PendingGet> gets_;   // by request
+  std::atomic<int64_t> next_request_{1};
+};
+
+}  // namespace
+
+int serve_rank(GlooGroup& group, int rank) {
+  Runtime runtime(group, rank);
+  return runtime.serve();
+}
+
+}  // namespace pypto_golden::ranks

@@ -1,0 +1,245 @@
+#include "ranks/remote_launches.h"
+
+#include "ranks/rank_processes.h"
+#include "ranks/shipped_frame.h"
+#include "sim/comm/comm_domain.h"
+#include "sim/interrupt.h"
+#include "sim/kernel_error.h"
+#include "sim/statements.h"
+
+#include <ATen/ATen.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace pypto_golden::ranks {
+namespace {
+
+at::Tensor text_bytes(const std::string& text) {
+  at::Tensor t = at::empty({static_cast<int64_t>(text.size())}, at::kByte);
+  std::memcpy(t.data_ptr<uint8_t>(), text.data(), text.size());
+  return t;
+}
+
+std::string bytes_text(const at::Tensor& t) {
+  return std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), static_cast<size_t>(t.numel()));
+}
+
+class RemoteLaunches : public sim::RemoteRanks {
+ public:
+  RemoteLaunches(const sim::Program& program, sim::CommDomain& domain) : domain_(domain) {
+    const int world = domain.world_size();
+    ranks_ = RankProcesses::start_local(world);
+    at::Tensor ids = at::empty({world}, at::kLong);
+    for (int r = 0; r < world; ++r) ids[r] = domain.device_id(r);
+    for (int r = 0; r < world; ++r)
+      group().post(r, MessageHeader{MessageKind::Program, {static_cast<int64_t>(program.text.size()), world}},
+                   {text_bytes(program.text), ids});
+    busy_us_.assign(static_cast<size_t>(world), 0.0);
+    service_ = std::thread([this] { serve(); });
+  }
+
+  ~RemoteLaunches() override {
+    stopping_ = true;
+    group().stop_receiving();
+    if (service_.joinable()) service_.join();
+    if (lost_ || !launches_.empty()) ranks_->abandon();
+    ranks_.reset();  // stops the workers (or kills them after a failure) and reaps them
+  }
+
+  void allocate(int64_t nbytes) override {
+    for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Alloc, {nbytes}});
+  }
+
+  void launch(int rank, const sim::LaunchStmt& launch, int k, const sim::Frame& frame) override {
+    ShippedFrame shipped = pack_frame(frame, launch.reads(), domain_);
+    const std::string text = shipped.text.dump();
+    int64_t id = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      id = next_id_++;
+      launches_[id] = Pending{rank, std::move(shipped.regions)};
+    }
+    group().post(rank, MessageHeader{MessageKind::Launch, {launch.index(), k, id, static_cast<int64_t>(text.size())}},
+                 {text_bytes(text)});
+  }
+
+  std::string signal_left_set() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (lost_) return "";
+      checks_ = domain_.world_size();
+      left_set_.clear();
+    }
+    for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Check, {}});
+    std::unique_lock<std::mutex> lock(mu_);
+    while (checks_ > 0 && !lost_) {
+      done_.wait_for(lock, std::chrono::milliseconds(50));
+      if (sim::interrupt_requested()) throw sim::Interrupted();
+    }
+    return left_set_;
+  }
+
+  void join(std::vector<double>& busy_us, std::exception_ptr& failure, int& failed_rank) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!launches_.empty() && !lost_) {
+      done_.wait_for(lock, std::chrono::milliseconds(50));
+      if (sim::interrupt_requested()) {  // Ctrl-C: the workers are stopped with this object
+        lost_ = true;
+        throw sim::Interrupted();
+      }
+      // A worker that ended may leave no error on the group (a receive from any rank
+      // does not fail for one closed connection): its end is looked for here.
+      lock.unlock();
+      const auto ended = ranks_->worker_ended();
+      lock.lock();
+      if (ended) lose(lock, ended->first, ended->second);
+    }
+    for (size_t r = 0; r < busy_us.size() && r < busy_us_.size(); ++r) busy_us[r] += busy_us_[r];
+    std::fill(busy_us_.begin(), busy_us_.end(), 0.0);
+    if (!failure_.empty()) {
+      failure = std::make_exception_ptr(std::runtime_error(failure_));
+      failed_rank = failed_rank_;
+      if (!lost_) failure_.clear();  // a lost worker fails every later join too
+    }
+  }
+
+ private:
+  struct Pending {
+    int rank = -1;
+    std::vector<at::Tensor> regions;  // views of the host's memory
+  };
+
+  GlooGroup& group() { return ranks_->group(); }
+
+  // A worker ended or cannot be reached: the run fails naming it, and the other ranks stop
+  // waiting for it. Called with mu_ held.
+  void lose(std::unique_lock<std::mutex>& lock, const std::string& why, int rank) {
+    if (failure_.empty()) {
+      failure_ = "its worker process ended: " + why;
+      failed_rank_ = rank >= 0 ? rank : launches_.empty() ? 0 : launches_.begin()->second.rank;
+    }
+    lost_ = true;
+    done_.notify_all();
+    lock.unlock();
+    for (int r = 0; r < domain_.world_size(); ++r) {
+      try {
+        group().post(r, MessageHeader{MessageKind::Abort, {}});
+      } catch (const GroupError&) {
+        // That one is gone too.
+      }
+    }
+    lock.lock();
+  }
+
+  void fail(int rank, const std::string& message) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (failure_.empty()) {
+      failure_ = message;
+      failed_rank_ = rank;
+    }
+  }
+
+  // Receives the workers' messages until the group ends.
+  void serve() {
+    try {
+      for (;;) {
+        int source = -1;
+        const MessageHeader h = group().receive_header(source);
+        const int64_t id = h.args[0];
+        if (h.kind == MessageKind::Pull) {
+          std::vector<at::Tensor> data;
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            for (const at::Tensor& region : launches_.at(id).regions) data.push_back(region.clone());
+          }
+          group().post(source, MessageHeader{MessageKind::Data, {id}}, std::move(data));
+        } else if (h.kind == MessageKind::Result) {
+          receive_result(source, h);
+        } else if (h.kind == MessageKind::Error) {
+          at::Tensor text = at::empty({h.args[1]}, at::kByte);
+          group().receive_payload(source, text);
+          fail(source, bytes_text(text));
+          for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Abort, {}});
+          finish(id);
+        } else if (h.kind == MessageKind::CheckReply) {
+          at::Tensor text = at::empty({h.args[0]}, at::kByte);
+          group().receive_payload(source, text);
+          std::lock_guard<std::mutex> lock(mu_);
+          if (left_set_.empty()) left_set_ = bytes_text(text);
+          if (--checks_ == 0) done_.notify_all();
+        } else {
+          throw GroupError("an unexpected message (kind " + std::to_string(static_cast<int64_t>(h.kind)) +
+                           ") from rank " + std::to_string(source));
+        }
+      }
+    } catch (const GroupError& e) {
+      // The workers were stopped (this object's end), or one ended: no launch can finish.
+      if (!stopping_) {
+        const auto [why, ended] = ranks_->why_lost(e.what());
+        std::unique_lock<std::mutex> lock(mu_);
+        lose(lock, why, ended);
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      lost_ = true;
+      done_.notify_all();
+    }
+  }
+
+  void receive_result(int source, const MessageHeader& h) {
+    const int64_t id = h.args[0];
+    const int64_t changed = h.args[2];
+    at::Tensor which = at::empty({changed}, at::kLong);
+    if (changed > 0) group().receive_payload(source, which);
+    std::vector<at::Tensor> regions;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      regions = launches_.at(id).regions;
+      busy_us_.at(static_cast<size_t>(source)) += static_cast<double>(h.args[1]) / 1000.0;
+    }
+    for (int64_t c = 0; c < changed; ++c) {
+      const at::Tensor& host = regions.at(static_cast<size_t>(which[c].item<int64_t>()));
+      at::Tensor bytes = at::empty_like(host);
+      at::Tensor mask = at::empty({host.numel()}, at::kBool);
+      group().receive_payload(source, bytes);
+      group().receive_payload(source, mask);
+      // Only the bytes the launch changed: ranks that wrote other parts of the same host
+      // tensor keep theirs.
+      host.copy_(at::where(mask, bytes, host));
+    }
+    finish(id);
+  }
+
+  void finish(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    launches_.erase(id);
+    if (launches_.empty()) done_.notify_all();
+  }
+
+  sim::CommDomain& domain_;
+  std::unique_ptr<RankProcesses> ranks_;
+  std::thread service_;
+  std::mutex mu_;
+  std::condition_variable done_;
+  std::map<int64_t, Pending> launches_;
+  int64_t next_id_ = 1;
+  std::vector<double> busy_us_;
+  std::string failure_;
+  int failed_rank_ = -1;
+  bool lost_ = false;
+  std::atomic<bool> stopping_{false};
+  int checks_ = 0;         // Check replies still to come
+  std::string left_set_;   // the first rank's signal left set
+};
+
+}  // namespace
+
+std::unique_ptr<sim::RemoteRanks> start_remote_ranks(const sim::Program& program, sim::CommDomain& domain) {
+  return std::make_unique<RemoteLaunches>(program, domain);
+}
+
+}  // namespace pypto_golden::ranks

@@ -1,0 +1,38 @@
+// What a chip launch sends to a rank in another process: the host's variables its program
+// reads. Scalars, strings and dtypes go as they are; a window view as its place in the
+// window (the worker takes the same view of its own copy); a tensor of the host's memory
+// as its place in one region of bytes per storage, the bytes of all the frame's views of
+// that storage, so views that overlap on the host overlap the same way on the worker.
+#pragma once
+
+#include "sim/nodes.h"
+
+#include <ATen/core/Tensor.h>
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace pypto_golden::sim {
+class CommDomain;
+}
+
+namespace pypto_golden::ranks {
+
+struct ShippedFrame {
+  nlohmann::json text;               // the slots and the regions' sizes
+  std::vector<at::Tensor> regions;   // host side: uint8 views of the host's memory
+};
+
+// The variables `slots` (and the loop variables in messages) of the host's `frame`.
+ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, sim::CommDomain& domain);
+
+// The byte count of each region `text` ships, in order.
+std::vector<int64_t> region_bytes(const nlohmann::json& text);
+
+// A worker's frame for `text` on `rank`'s window copies and the received `regions` (uint8,
+// kept alive by the caller while the frame is used): `frame` has its function and slot
+// count set already.
+void unpack_frame(const nlohmann::json& text, const std::vector<at::Tensor>& regions, sim::CommDomain& domain,
+                  int rank, sim::Frame& frame);
+
+}  // namespace pypto_golden::ranks

@@ -1,0 +1,30 @@
+#include "sim/comm/remote_ranks.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace pypto_golden::sim {
+namespace {
+std::atomic<RemoteRanksMaker> registered{nullptr};
+}
+
+bool ranks_in_processes() {
+  const char* raw = std::getenv("PYPTO_SIM_RANKS");
+  const std::string v = raw == nullptr ? "" : raw;
+  if (v.empty() || v == "thread") return false;
+  if (v == "process") return true;
+  throw std::invalid_argument("PYPTO_SIM_RANKS must be 'thread' or 'process', got '" + v + "'");
+}
+
+void set_remote_ranks_maker(RemoteRanksMaker maker) { registered = maker; }
+
+std::unique_ptr<RemoteRanks> make_remote_ranks(const Program& program, CommDomain& domain) {
+  const RemoteRanksMaker maker = registered;
+  if (maker == nullptr)
+    throw std::runtime_error("PYPTO_SIM_RANKS=process needs pypto-golden's run pipeline to start rank workers");
+  return maker(program, domain);
+}
+
+}  // namespace pypto_golden::sim
