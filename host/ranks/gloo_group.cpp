@@ -1,5 +1,7 @@
 #include "ranks/gloo_group.h"
 
+#include "ranks/build_identity.h"
+
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
 #include <pybind11/chrono.h>
@@ -115,7 +117,7 @@ std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, 
     py::list devices;
     if (ifname != nullptr && *ifname != '\0') devices.append(gloo.attr("create_device")(py::arg("interface") = ifname));
     else if (this_machine_only) devices.append(gloo.attr("create_device")(py::arg("hostname") = "127.0.0.1"));
-    else devices.append(gloo.attr("create_device")());
+    else devices.append(gloo.attr("create_device")(py::arg("hostname") = this_host_name()));
     options.attr("_devices") = devices;
     impl->python_group = gloo(prefixed, rank, size, options);
     impl->backend = impl->python_group.cast<c10::intrusive_ptr<c10d::Backend>>();

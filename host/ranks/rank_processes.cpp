@@ -71,22 +71,29 @@ std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreA
   return p;
 }
 
+void RankProcesses::stop() {
+  if (!group_ || stopped_ || abandoned_) return;
+  WithoutGil no_gil;
+  try {
+    for (int r = 0; r < world_size_; ++r) group_->send(r, MessageHeader{MessageKind::Stop, {}});
+    for (int answered = 0; answered < world_size_;) {
+      int source = -1;
+      if (group_->receive_header(source).kind == MessageKind::Stop) ++answered;
+    }
+    stopped_ = true;
+  } catch (const GroupError&) {
+    abandoned_ = true;  // a worker has ended already: the rest are killed below
+  }
+}
+
 RankProcesses::~RankProcesses() {
   WithoutGil no_gil;
-  if (group_ && !abandoned_) {
-    for (int r = 0; r < world_size_; ++r) {
-      try {
-        group_->send(r, MessageHeader{MessageKind::Stop, {}});
-      } catch (const GroupError&) {
-        // That worker has ended already; reaping it below is all that is left.
-      }
-    }
-  }
-  // Told to stop, a worker exits at once; one that was never told (the start failed) is
-  // killed.
+  stop();
+  // Told to stop, a worker exits at once; one that was not (the start or the run failed)
+  // is killed.
   {
     std::lock_guard<std::mutex> lock(workers_mu_);
-    if (workers_) workers_->finish(group_ && !abandoned_ ? std::chrono::seconds(5) : std::chrono::seconds(0));
+    if (workers_) workers_->finish(stopped_ ? std::chrono::seconds(5) : std::chrono::seconds(0));
   }
   group_.reset();
 }
@@ -122,6 +129,7 @@ std::vector<double> RankProcesses::echo(int64_t nbytes) {
                          ") from rank " + std::to_string(source));
       group_->receive_payload(source, back);
     } catch (const GroupError& e) {
+      abandoned_ = true;
       const auto [why, ended] = why_lost(e.what());
       throw std::runtime_error(ended < 0 ? "rank " + std::to_string(r) + ": " + why : why);
     }

@@ -48,6 +48,11 @@ class RankProcesses {
   // 4242 on this machine) was killed by signal 9 (SIGKILL)") and its rank, when one has (it
   // closes its connections as it ends), else the error itself and -1.
   std::pair<std::string, int> why_lost(const std::string& error);
+  // Tells every worker to stop and waits for each one's answer (the end does it when
+  // nothing else did).
+  void stop();
+  // The workers were told to stop and answered through the caller's own receiving thread.
+  void mark_stopped() { stopped_ = true; }
   // After a failure: the workers are killed at once instead of being told to stop (they
   // may be blocked sending to this process, which no longer receives).
   void abandon() { abandoned_ = true; }
@@ -61,6 +66,7 @@ class RankProcesses {
   static std::unique_ptr<RankProcesses> start(int world_size, const StoreAddress& listen, bool local);
   int world_size_ = 0;
   bool abandoned_ = false;
+  bool stopped_ = false;
   std::unique_ptr<RankStore> store_;
   std::mutex workers_mu_;  // the host's thread and the service thread both reap
   std::unique_ptr<LocalWorkers> workers_;  // none when the workers run elsewhere

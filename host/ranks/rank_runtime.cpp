@@ -50,6 +50,9 @@ class Runtime : public sim::PeerLinks {
   Runtime(GlooGroup& group, int rank) : group_(group), rank_(rank), host_(group.size() - 1) {}
 
   ~Runtime() override {
+    // After a Stop every launch is done; after a lost host a launch may still wait for a
+    // signal: it stops now.
+    if (domain_) domain_->transport().abort();
     if (queue_) queue_->wait_idle();
     if (device_) device_->bind_rank(nullptr, -1);
   }
@@ -60,6 +63,9 @@ class Runtime : public sim::PeerLinks {
       const MessageHeader h = group_.receive_header(source);
       switch (h.kind) {
         case MessageKind::Stop:
+          // Answered, so the host knows the Stop arrived before it goes: a host on another
+          // machine has no other way to tell, and its end would cut the message off.
+          group_.send(source, MessageHeader{MessageKind::Stop, {}});
           return kWorkerStopped;
         case MessageKind::Echo: {
           if (!echo_.defined() || echo_.numel() != h.args[0]) echo_ = at::empty({h.args[0]}, at::kByte);

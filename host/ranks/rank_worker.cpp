@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace pypto_golden::ranks {
 namespace {
@@ -74,9 +75,24 @@ int run_rank_worker(const WorkerOptions& options) {
   } catch (const std::runtime_error& e) {  // RankStoreError, RendezvousError, GroupError
     return refuse(who, e.what());
   }
+  // A receive from any rank does not fail when the host's connection closes, so a host
+  // that ends without stopping this worker (killed, its machine gone) is noticed through
+  // its store.
+  std::thread([&store, who] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      try {
+        check_host(*store);
+      } catch (const RankStoreError& e) {
+        std::fprintf(stderr, "pypto-golden --worker%s: lost the host: %s\n", who.c_str(), e.what());
+        std::fflush(nullptr);
+        _exit(kWorkerLostHost);
+      }
+    }
+  }).detach();
   int status = kWorkerStopped;
   {
-    pybind11::gil_scoped_release no_gil;  // the group's own threads never need it; its end does
+    pybind11::gil_scoped_release no_gil;  // the group's own threads never need it
     try {
       status = serve_rank(*group, rank);
     } catch (const GroupError& e) {
@@ -84,8 +100,11 @@ int run_rank_worker(const WorkerOptions& options) {
       status = kWorkerLostHost;
     }
   }
-  group.reset();
-  return status;
+  // Done: exit without taking the group, the store and the interpreter down. With the host
+  // gone, c10d's teardown looks up the peers' names (reverse DNS), which on a machine
+  // without a name server takes seconds per connection; the kernel frees everything anyway.
+  std::fflush(nullptr);
+  _exit(status);
 }
 
 }  // namespace pypto_golden::ranks

@@ -2,6 +2,7 @@
 
 #include "ranks/rank_processes.h"
 #include "ranks/shipped_frame.h"
+#include "ranks/store_address.h"
 #include "sim/comm/comm_domain.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
@@ -33,7 +34,12 @@ class RemoteLaunches : public sim::RemoteRanks {
  public:
   RemoteLaunches(const sim::Program& program, sim::CommDomain& domain) : domain_(domain) {
     const int world = domain.world_size();
-    ranks_ = RankProcesses::start_local(world);
+    // torchrun's MASTER_ADDR / MASTER_PORT: the workers are started elsewhere (other
+    // machines) and come to this host's store there; else this host starts them.
+    if (const std::optional<StoreAddress> listen = store_address_from_env())
+      ranks_ = RankProcesses::start_remote(world, *listen);
+    else
+      ranks_ = RankProcesses::start_local(world);
     at::Tensor ids = at::empty({world}, at::kLong);
     for (int r = 0; r < world; ++r) ids[r] = domain.device_id(r);
     for (int r = 0; r < world; ++r)
@@ -44,11 +50,29 @@ class RemoteLaunches : public sim::RemoteRanks {
   }
 
   ~RemoteLaunches() override {
+    bool clean = false;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      clean = !lost_ && launches_.empty();
+    }
+    if (clean) {
+      // Every worker answers its Stop to the service, which then ends.
+      for (int r = 0; r < domain_.world_size(); ++r) {
+        try {
+          group().post(r, MessageHeader{MessageKind::Stop, {}});
+        } catch (const GroupError&) {
+          clean = false;
+        }
+      }
+      std::unique_lock<std::mutex> lock(mu_);
+      clean = clean && done_.wait_for(lock, std::chrono::seconds(5), [&] { return stopped_ == domain_.world_size(); });
+    }
     stopping_ = true;
     group().stop_receiving();
     if (service_.joinable()) service_.join();
-    if (lost_ || !launches_.empty()) ranks_->abandon();
-    ranks_.reset();  // stops the workers (or kills them after a failure) and reaps them
+    if (clean) ranks_->mark_stopped();
+    else ranks_->abandon();
+    ranks_.reset();  // reaps the workers (kills them unless they were stopped)
   }
 
   void allocate(int64_t nbytes) override {
@@ -166,6 +190,12 @@ class RemoteLaunches : public sim::RemoteRanks {
           fail(source, bytes_text(text));
           for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Abort, {}});
           finish(id);
+        } else if (h.kind == MessageKind::Stop) {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (++stopped_ == domain_.world_size()) {
+            done_.notify_all();
+            return;
+          }
         } else if (h.kind == MessageKind::CheckReply) {
           at::Tensor text = at::empty({h.args[0]}, at::kByte);
           group().receive_payload(source, text);
@@ -233,6 +263,7 @@ class RemoteLaunches : public sim::RemoteRanks {
   bool lost_ = false;
   std::atomic<bool> stopping_{false};
   int checks_ = 0;         // Check replies still to come
+  int stopped_ = 0;        // workers that answered their Stop
   std::string left_set_;   // the first rank's signal left set
 };
 

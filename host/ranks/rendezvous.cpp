@@ -114,4 +114,6 @@ HostRecord join_ranks(RankStore& store, int rank, int world_size, const PeerReco
   return host;
 }
 
+void check_host(RankStore& store) { store.check(kHostKey); }
+
 }  // namespace pypto_golden::ranks

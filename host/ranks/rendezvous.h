@@ -48,6 +48,10 @@ std::vector<PeerRecord> await_ranks(RankStore& store, const HostRecord& host, st
 HostRecord join_ranks(RankStore& store, int rank, int world_size, const PeerRecord& me,
                       std::chrono::milliseconds timeout);
 
+// Worker side, while it serves: asks the host's store something, which throws
+// RankStoreError once the host (which serves it) has ended.
+void check_host(RankStore& store);
+
 // "rank 1 (pid 4242 on node-b)"
 std::string describe_rank(int rank, const PeerRecord& peer);
 

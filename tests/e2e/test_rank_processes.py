@@ -254,3 +254,29 @@ def test_dfx_outputs_of_ranks_in_processes_are_refused_by_name(tmp_path):
     assert proc.stderr.rstrip().endswith(
         "the DFX outputs of an L3 program's chip launches are recorded only with its ranks in this process: unset "
         "PYPTO_SIM_RANKS=process for a run with a DFX key (rank workers do not record yet)")
+
+
+def test_a_run_whose_ranks_are_on_another_host(tmp_path, two_namespaces):
+    """`pypto-golden --ranks=process` with MASTER_ADDR / MASTER_PORT: the host serves its rank
+    store there and waits for the sample's four workers, started by hand in the other
+    namespace as on a second machine; the run passes as with the ranks beside it."""
+    host_ns, host_if = two_namespaces["host"]
+    work_ns, work_if = two_namespaces["worker"]
+    host = subprocess.Popen(
+        ["ip", "netns", "exec", host_ns, str(HOST_BIN), "--ranks=process", f"{SAMPLES}/ring_allreduce.py", "-p",
+         "a2a3sim"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=clean_env(tmp_path, MASTER_ADDR="10.231.0.1", MASTER_PORT=29632, GLOO_SOCKET_IFNAME=host_if))
+    worker_env = clean_env(tmp_path, GLOO_SOCKET_IFNAME=work_if, MASTER_ADDR="10.231.0.1", MASTER_PORT=29632,
+                           WORLD_SIZE=4)
+    workers = [subprocess.Popen(["ip", "netns", "exec", work_ns, str(HOST_BIN), "--worker"],
+                                env={**worker_env, "RANK": str(r)}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True) for r in range(4)]
+    try:
+        out, err = host.communicate(timeout=120)
+        ends = [w.communicate(timeout=30) + (w.returncode,) for w in workers]
+    finally:
+        for p in [host, *workers]:
+            p.kill()
+    assert host.returncode == 0, out + err
+    assert "[RUN]   'totals' PASS  shape=(4, 1, 512) dtype=torch.float32" in out
+    assert ends == [("", "", 0)] * 4
