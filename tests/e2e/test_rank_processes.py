@@ -280,3 +280,67 @@ def test_a_run_whose_ranks_are_on_another_host(tmp_path, two_namespaces):
     assert host.returncode == 0, out + err
     assert "[RUN]   'totals' PASS  shape=(4, 1, 512) dtype=torch.float32" in out
     assert ends == [("", "", 0)] * 4
+
+
+ORDERING = """
+import torch
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import TensorSpec, exit_on_failure, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+ROUNDS, ROWS, COLS = 8, 64, 256
+
+
+@pl.jit.incore
+def step(x: pl.Tensor[[ROUNDS * ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROUNDS * ROWS, COLS], pl.FP32]],
+         inbox: pld.DistributedTensor[[ROUNDS * ROWS, COLS], pl.FP32],
+         arrived: pld.DistributedTensor[[ROUNDS, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
+    if me == 0:
+        # Each round: the data, then its signal. The signal must never be seen first.
+        for k in pl.range(ROUNDS):
+            pld.tile.remote_store(pl.load(x, [k * ROWS, 0], [ROWS, COLS]), inbox, 1, [k * ROWS, 0])
+            pld.system.notify(arrived, peer=1, offsets=[k, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+            y = pl.store(pl.load(x, [k * ROWS, 0], [ROWS, COLS]), [k * ROWS, 0], y)
+    else:
+        for k in pl.range(ROUNDS):
+            pld.system.wait(arrived, offsets=[k, 0], expected=1, cmp=pld.WaitCmp.Ge)
+            y = pl.store(pl.load(inbox, [k * ROWS, 0], [ROWS, COLS]), [k * ROWS, 0], y)
+    return y
+
+
+@pl.jit
+def chip(x: pl.Tensor[[ROUNDS * ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[ROUNDS * ROWS, COLS], pl.FP32]],
+         inbox: pld.DistributedTensor[[ROUNDS * ROWS, COLS], pl.FP32],
+         arrived: pld.DistributedTensor[[ROUNDS, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
+    return step(x, y, inbox, arrived, me)
+
+
+@pl.jit.host
+def host(xs: pl.Tensor[[2, ROUNDS * ROWS, COLS], pl.FP32], ys: pl.Out[pl.Tensor[[2, ROUNDS * ROWS, COLS], pl.FP32]]):
+    inbox_buf = pld.alloc_window_buffer([ROUNDS * ROWS, COLS], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer(ROUNDS * 4)
+    for r in pl.range(pld.world_size()):
+        inbox = pld.window(inbox_buf, [ROUNDS * ROWS, COLS], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [ROUNDS, 1], dtype=pl.INT32)
+        chip(xs[r], ys[r], inbox, arrived, r, device=r)
+
+
+def golden(v):
+    v["ys"][0] = v["xs"][0]
+    v["ys"][1] = v["xs"][0]  # rank 1 received every round of rank 0's data
+
+
+exit_on_failure(run(fn=host, specs=[TensorSpec("xs", [2, ROUNDS * ROWS, COLS], torch.float32, init_value=torch.randn),
+                                    TensorSpec("ys", [2, ROUNDS * ROWS, COLS], torch.float32)],
+                    golden_fn=golden, rtol=0, atol=0,
+                    config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1]))))
+"""
+
+
+def test_a_signal_sent_after_data_is_never_seen_before_the_data(host, tmp_path):
+    (tmp_path / "ordering.py").write_text(ORDERING)
+    proc = host("--ranks=process", "ordering.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'ys' PASS" in proc.stdout
