@@ -213,7 +213,9 @@ def prepare(script, corpus, workroot, seed=None):
     work = Path(tempfile.mkdtemp(prefix=script.replace("/", "_") + ".", dir=workroot))
     shutil.copytree(corpus / Path(script).parent, work, dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("build_output", "__pycache__"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_")}
+    # PYPTO_SIM_RANKS is the one knob kept (--ranks sets it): the L3 scripts with their ranks
+    # in worker processes.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYPTO_") or k == "PYPTO_SIM_RANKS"}
     env.update(PYTHONPATH=str(corpus), PYPTO_PROG_BUILD_DIR=str(work / "build_output"),
                PYTHONDONTWRITEBYTECODE="1")
     if seed is not None:
@@ -293,6 +295,8 @@ def main(argv=None):
                         % DEFAULT_CORPUS)
     parser.add_argument("--list", help="a file naming the scripts to run, one per line (# comments)")
     parser.add_argument("--bin", help="the pypto-golden executable (default: $PYPTO_GOLDEN_BIN, else build/bin)")
+    parser.add_argument("--ranks", choices=("thread", "process"),
+                        help="where an L3 program's ranks run (PYPTO_SIM_RANKS for every script)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per script (default 300)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="scripts at a time (default: cores)")
     parser.add_argument("--keep", help="keep every work directory under this folder")
@@ -302,6 +306,8 @@ def main(argv=None):
                         "every run (default: each script draws its own, and a failure names it)")
     args = parser.parse_args(argv)
 
+    if args.ranks:
+        os.environ["PYPTO_SIM_RANKS"] = args.ranks
     if args.seed is not None and not 0 <= args.seed < 2**64:
         parser.error("--seed must be an integer from 0 to 2**64 - 1, got %d" % args.seed)
     corpus = corpus_dir(args.corpus)
