@@ -9,6 +9,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include <cstdlib>
+#include <cstring>
 
 namespace py = pybind11;
 
@@ -40,6 +41,16 @@ void finish(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what)
 }
 
 }  // namespace
+
+at::Tensor text_payload(const std::string& text) {
+  at::Tensor t = at::empty({static_cast<int64_t>(text.size())}, at::kByte);
+  std::memcpy(t.data_ptr<uint8_t>(), text.data(), text.size());
+  return t;
+}
+
+std::string payload_text(const at::Tensor& payload) {
+  return std::string(reinterpret_cast<const char*>(payload.data_ptr<uint8_t>()), static_cast<size_t>(payload.numel()));
+}
 
 WithoutGil::WithoutGil() {
   if (Py_IsInitialized() && PyGILState_Check()) state_ = PyEval_SaveThread();

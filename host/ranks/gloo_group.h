@@ -59,6 +59,10 @@ struct MessageHeader {
   std::array<int64_t, 7> args{};
 };
 
+// A text (a program, a frame, a message) as a payload, and back.
+at::Tensor text_payload(const std::string& text);
+std::string payload_text(const at::Tensor& payload);
+
 class GlooGroup {
  public:
   // Joins the group of `size` processes through the rank store at `store`, as `rank`. Its

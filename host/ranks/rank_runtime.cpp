@@ -15,23 +15,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstring>
 #include <future>
 #include <map>
 #include <mutex>
 
 namespace pypto_golden::ranks {
 namespace {
-
-at::Tensor text_bytes(const std::string& text) {
-  at::Tensor t = at::empty({static_cast<int64_t>(text.size())}, at::kByte);
-  std::memcpy(t.data_ptr<uint8_t>(), text.data(), text.size());
-  return t;
-}
-
-std::string bytes_text(const at::Tensor& t) {
-  return std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), static_cast<size_t>(t.numel()));
-}
 
 // A view's sizes then strides, as one int64 tensor.
 at::Tensor geometry(const at::Tensor& view) {
@@ -93,7 +82,7 @@ class Runtime : public sim::PeerLinks {
           const std::string left = domain().signal_left_set();
           domain().begin_dispatch();
           group_.post(source, MessageHeader{MessageKind::CheckReply, {static_cast<int64_t>(left.size())}},
-                      {text_bytes(left)});
+                      {text_payload(left)});
           break;
         }
         case MessageKind::Put:
@@ -168,7 +157,7 @@ class Runtime : public sim::PeerLinks {
     at::Tensor ids = at::empty({world}, at::kLong);
     group_.receive_payload(source, text);
     group_.receive_payload(source, ids);
-    program_ = sim::parse_program(bytes_text(text), "the host's program");
+    program_ = sim::parse_program(payload_text(text), "the host's program");
     std::vector<int> device_ids(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + world);
     device_ = sim::simulated_device(device_ids.at(static_cast<size_t>(rank_)));
     std::vector<sim::Device*> devices(static_cast<size_t>(world), nullptr);
@@ -187,7 +176,7 @@ class Runtime : public sim::PeerLinks {
     const int index = static_cast<int>(h.args[0]);
     const int k = static_cast<int>(h.args[1]);
     const int64_t id = h.args[2];
-    nlohmann::json frame_text = nlohmann::json::parse(bytes_text(text));
+    nlohmann::json frame_text = nlohmann::json::parse(payload_text(text));
     std::future<std::vector<at::Tensor>> data;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -236,7 +225,7 @@ class Runtime : public sim::PeerLinks {
       const std::string text = e.what();
       try {
         group_.post(host_, MessageHeader{MessageKind::Error, {id, static_cast<int64_t>(text.size())}},
-                    {text_bytes(text)});
+                    {text_payload(text)});
       } catch (const GroupError&) {
         // The host is gone: the service loop ends the worker.
       }

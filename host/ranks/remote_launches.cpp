@@ -12,23 +12,12 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
 
 namespace pypto_golden::ranks {
 namespace {
-
-at::Tensor text_bytes(const std::string& text) {
-  at::Tensor t = at::empty({static_cast<int64_t>(text.size())}, at::kByte);
-  std::memcpy(t.data_ptr<uint8_t>(), text.data(), text.size());
-  return t;
-}
-
-std::string bytes_text(const at::Tensor& t) {
-  return std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), static_cast<size_t>(t.numel()));
-}
 
 class RemoteLaunches : public sim::RemoteRanks {
  public:
@@ -44,7 +33,7 @@ class RemoteLaunches : public sim::RemoteRanks {
     for (int r = 0; r < world; ++r) ids[r] = domain.device_id(r);
     for (int r = 0; r < world; ++r)
       group().post(r, MessageHeader{MessageKind::Program, {static_cast<int64_t>(program.text.size()), world}},
-                   {text_bytes(program.text), ids});
+                   {text_payload(program.text), ids});
     busy_us_.assign(static_cast<size_t>(world), 0.0);
     service_ = std::thread([this] { serve(); });
   }
@@ -89,7 +78,7 @@ class RemoteLaunches : public sim::RemoteRanks {
       launches_[id] = Pending{rank, std::move(shipped.regions)};
     }
     group().post(rank, MessageHeader{MessageKind::Launch, {launch.index(), k, id, static_cast<int64_t>(text.size())}},
-                 {text_bytes(text)});
+                 {text_payload(text)});
   }
 
   std::string signal_left_set() override {
@@ -187,7 +176,7 @@ class RemoteLaunches : public sim::RemoteRanks {
         } else if (h.kind == MessageKind::Error) {
           at::Tensor text = at::empty({h.args[1]}, at::kByte);
           group().receive_payload(source, text);
-          fail(source, bytes_text(text));
+          fail(source, payload_text(text));
           for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Abort, {}});
           finish(id);
         } else if (h.kind == MessageKind::Stop) {
@@ -200,7 +189,7 @@ class RemoteLaunches : public sim::RemoteRanks {
           at::Tensor text = at::empty({h.args[0]}, at::kByte);
           group().receive_payload(source, text);
           std::lock_guard<std::mutex> lock(mu_);
-          if (left_set_.empty()) left_set_ = bytes_text(text);
+          if (left_set_.empty()) left_set_ = payload_text(text);
           if (--checks_ == 0) done_.notify_all();
         } else {
           throw GroupError("an unexpected message (kind " + std::to_string(static_cast<int64_t>(h.kind)) +
