@@ -7,7 +7,6 @@
 #include "ranks/rendezvous.h"
 #include "sim/comm/env_seconds.h"
 
-#include <pybind11/pybind11.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -92,7 +91,7 @@ int run_rank_worker(const WorkerOptions& options) {
   }).detach();
   int status = kWorkerStopped;
   {
-    pybind11::gil_scoped_release no_gil;  // the group's own threads never need it
+    WithoutGil no_gil;  // the group's own threads never need it
     try {
       status = serve_rank(*group, rank);
     } catch (const GroupError& e) {
