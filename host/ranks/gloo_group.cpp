@@ -1,6 +1,7 @@
 #include "ranks/gloo_group.h"
 
 #include "ranks/build_identity.h"
+#include "ranks/rank_store.h"
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -26,17 +27,12 @@ constexpr int kHeaderTag = 1;
 constexpr int kPayloadTag = 2;
 constexpr int kHeaderWords = 8;
 
-std::string reason(const std::exception& e) {
-  if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
-  return e.what();
-}
-
 // Waits for a transfer; GroupError naming what it was when it fails.
 void finish(const c10::intrusive_ptr<c10d::Work>& work, const std::string& what) {
   try {
     work->wait();
   } catch (const std::exception& e) {
-    throw GroupError(what + " failed: " + reason(e));
+    throw GroupError(what + " failed: " + c10_reason(e));
   }
 }
 
@@ -46,10 +42,6 @@ at::Tensor text_payload(const std::string& text) {
   at::Tensor t = at::empty({static_cast<int64_t>(text.size())}, at::kByte);
   std::memcpy(t.data_ptr<uint8_t>(), text.data(), text.size());
   return t;
-}
-
-std::string payload_text(const at::Tensor& payload) {
-  return std::string(reinterpret_cast<const char*>(payload.data_ptr<uint8_t>()), static_cast<size_t>(payload.numel()));
 }
 
 WithoutGil::WithoutGil() {
@@ -119,8 +111,8 @@ std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, 
                                                py::arg("timeout") = timeout);
     py::object prefixed = dist.attr("PrefixStore")("pypto-golden/gloo", client);
     // The group's own timeout bounds every transfer; a worker idles in a receive between
-    // the host's messages, so it is long, and a peer that ends is noticed by its closed
-    // connection instead.
+    // the host's messages, so it is long. A peer that ends is noticed elsewhere: the host
+    // watches its workers, a worker its host's store.
     py::object gloo = dist.attr("ProcessGroupGloo");
     py::object options = gloo.attr("_Options")();
     options.attr("_timeout") = std::chrono::duration<double>(std::chrono::hours(24));
@@ -159,7 +151,7 @@ void GlooGroup::send(int peer, const MessageHeader& header, const std::vector<at
   } catch (const GroupError&) {
     throw;
   } catch (const std::exception& e) {
-    throw GroupError(to + " failed: " + reason(e));
+    throw GroupError(to + " failed: " + c10_reason(e));
   }
 }
 
@@ -172,22 +164,22 @@ MessageHeader GlooGroup::receive_header(int& source) {
     std::lock_guard<std::mutex> lock(receive_mu_);
     if (receive_stopped_) throw GroupError(what + ": stopped");
     work = impl_->backend->recvAnysource(h, kHeaderTag);
-    pending_receive_ = std::shared_ptr<void>(work.get(), [](void*) {});
+    pending_receive_ = work.get();
   } catch (const GroupError&) {
     throw;
   } catch (const std::exception& e) {
-    throw GroupError(what + " failed: " + reason(e));
+    throw GroupError(what + " failed: " + c10_reason(e));
   }
   bool received = false;
   std::string failure;
   try {
     received = work->wait();
   } catch (const std::exception& e) {
-    failure = reason(e);
+    failure = c10_reason(e);
   }
   {
     std::lock_guard<std::mutex> lock(receive_mu_);
-    pending_receive_.reset();
+    pending_receive_ = nullptr;
     if (receive_stopped_) throw GroupError(what + ": stopped");
   }
   if (!failure.empty()) throw GroupError(what + " failed: " + failure);
@@ -203,7 +195,13 @@ MessageHeader GlooGroup::receive_header(int& source) {
 void GlooGroup::stop_receiving() {
   std::lock_guard<std::mutex> lock(receive_mu_);
   receive_stopped_ = true;
-  if (pending_receive_) static_cast<c10d::Work*>(pending_receive_.get())->abort();
+  if (pending_receive_ != nullptr) static_cast<c10d::Work*>(pending_receive_)->abort();
+}
+
+std::string GlooGroup::receive_text(int source, int64_t bytes) {
+  at::Tensor text = at::empty({bytes}, at::kByte);
+  receive_payload(source, text);
+  return std::string(reinterpret_cast<const char*>(text.data_ptr<uint8_t>()), static_cast<size_t>(bytes));
 }
 
 void GlooGroup::receive_payload(int source, at::Tensor into) {
@@ -214,7 +212,7 @@ void GlooGroup::receive_payload(int source, at::Tensor into) {
   } catch (const GroupError&) {
     throw;
   } catch (const std::exception& e) {
-    throw GroupError(what + " failed: " + reason(e));
+    throw GroupError(what + " failed: " + c10_reason(e));
   }
 }
 

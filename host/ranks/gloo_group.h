@@ -59,9 +59,8 @@ struct MessageHeader {
   std::array<int64_t, 7> args{};
 };
 
-// A text (a program, a frame, a message) as a payload, and back.
+// A text (a program, a frame, a message) as a payload; GlooGroup::receive_text() reads one.
 at::Tensor text_payload(const std::string& text);
-std::string payload_text(const at::Tensor& payload);
 
 class GlooGroup {
  public:
@@ -93,6 +92,8 @@ class GlooGroup {
   void stop_receiving();
   // The next payload tensor from `source` into `into` (contiguous, of the sent size).
   void receive_payload(int source, at::Tensor into);
+  // The next payload from `source`, a text of `bytes` bytes (text_payload()).
+  std::string receive_text(int source, int64_t bytes);
 
   struct Impl;
 
@@ -117,7 +118,7 @@ class GlooGroup {
   std::thread sender_;
   std::mutex receive_mu_;
   bool receive_stopped_ = false;
-  std::shared_ptr<void> pending_receive_;  // the c10d Work of the receive under way
+  void* pending_receive_ = nullptr;  // the c10d::Work of the receive under way
 };
 
 // Releases the GIL for its scope when this thread holds it (the rank code runs both under

@@ -153,11 +153,10 @@ class Runtime : public sim::PeerLinks {
 
   void on_program(int source, const MessageHeader& h) {
     const int world = static_cast<int>(h.args[1]);
-    at::Tensor text = at::empty({h.args[0]}, at::kByte);
+    const std::string text = group_.receive_text(source, h.args[0]);
     at::Tensor ids = at::empty({world}, at::kLong);
-    group_.receive_payload(source, text);
     group_.receive_payload(source, ids);
-    program_ = sim::parse_program(payload_text(text), "the host's program");
+    program_ = sim::parse_program(text, "the host's program");
     std::vector<int> device_ids(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + world);
     device_ = sim::simulated_device(device_ids.at(static_cast<size_t>(rank_)));
     std::vector<sim::Device*> devices(static_cast<size_t>(world), nullptr);
@@ -171,12 +170,11 @@ class Runtime : public sim::PeerLinks {
   }
 
   void on_launch(int source, const MessageHeader& h) {
-    at::Tensor text = at::empty({h.args[3]}, at::kByte);
-    group_.receive_payload(source, text);
+    const std::string text = group_.receive_text(source, h.args[3]);
     const int index = static_cast<int>(h.args[0]);
     const int k = static_cast<int>(h.args[1]);
     const int64_t id = h.args[2];
-    nlohmann::json frame_text = nlohmann::json::parse(payload_text(text));
+    nlohmann::json frame_text = nlohmann::json::parse(text);
     std::future<std::vector<at::Tensor>> data;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -262,8 +260,7 @@ class Runtime : public sim::PeerLinks {
     group_.receive_payload(source, value);
     const at::Tensor view = domain().view_at(rank_, static_cast<int>(h.args[0]), h.args[1], sizes, strides,
                                              static_cast<c10::ScalarType>(h.args[3]));
-    if (h.args[4] != 0) view.add_(value.to(view.scalar_type()));
-    else view.copy_(value);
+    sim::write_window(view, value, h.args[4] != 0);
   }
 
   void on_get(int source, const MessageHeader& h) {

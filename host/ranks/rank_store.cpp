@@ -20,13 +20,12 @@ struct RankStore::Impl {
   }
 };
 
-namespace {
-
-// c10's messages end in a stack of torch's frames; the first line says what happened.
-std::string reason(const std::exception& e) {
+std::string c10_reason(const std::exception& e) {
   if (const auto* c10 = dynamic_cast<const c10::Error*>(&e)) return c10->what_without_backtrace();
   return e.what();
 }
+
+namespace {
 
 std::vector<uint8_t> bytes(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
 
@@ -44,7 +43,7 @@ std::unique_ptr<RankStore> RankStore::serve(const std::string& bind_host, uint16
   try {
     impl->store = c10::make_intrusive<c10d::TCPStore>(bind_host, options);
   } catch (const std::exception& e) {
-    throw RankStoreError("cannot serve the rank store on " + StoreAddress{bind_host, port}.text() + ": " + reason(e));
+    throw RankStoreError("cannot serve the rank store on " + StoreAddress{bind_host, port}.text() + ": " + c10_reason(e));
   }
   impl->address = StoreAddress{bind_host, impl->store->getPort()};
   return std::unique_ptr<RankStore>(new RankStore(std::move(impl)));
@@ -66,7 +65,7 @@ std::unique_ptr<RankStore> RankStore::connect(const StoreAddress& address, std::
                          ": no host process accepted a connection there (is it running, and is the address one "
                          "this machine can reach?)");
   } catch (const std::exception& e) {
-    throw RankStoreError("cannot reach the rank store at " + address.text() + ": " + reason(e));
+    throw RankStoreError("cannot reach the rank store at " + address.text() + ": " + c10_reason(e));
   }
   return std::unique_ptr<RankStore>(new RankStore(std::move(impl)));
 }
@@ -78,7 +77,7 @@ void RankStore::set(const std::string& key, const std::string& value) {
     impl_->store->set(key, bytes(value));
     impl_->store->check({key});  // answered after the set, on the same connection
   } catch (const std::exception& e) {
-    throw impl_->error(reason(e));
+    throw impl_->error(c10_reason(e));
   }
 }
 
@@ -87,7 +86,7 @@ std::string RankStore::get(const std::string& key) {
     const std::vector<uint8_t> v = impl_->store->get(key);
     return std::string(v.begin(), v.end());
   } catch (const std::exception& e) {
-    throw impl_->error(reason(e));
+    throw impl_->error(c10_reason(e));
   }
 }
 
@@ -95,7 +94,7 @@ bool RankStore::check(const std::string& key) {
   try {
     return impl_->store->check({key});
   } catch (const std::exception& e) {
-    throw impl_->error(reason(e));
+    throw impl_->error(c10_reason(e));
   }
 }
 
@@ -106,9 +105,9 @@ bool RankStore::wait(const std::string& key, std::chrono::milliseconds timeout) 
   } catch (const c10::DistStoreError& e) {
     // A wait that timed out; a connection that broke is a DistNetworkError.
     if (std::string(e.what_without_backtrace()).rfind("wait timeout", 0) == 0) return false;
-    throw impl_->error(reason(e));
+    throw impl_->error(c10_reason(e));
   } catch (const std::exception& e) {
-    throw impl_->error(reason(e));
+    throw impl_->error(c10_reason(e));
   }
 }
 
@@ -116,7 +115,7 @@ int64_t RankStore::add(const std::string& key, int64_t delta) {
   try {
     return impl_->store->add(key, delta);
   } catch (const std::exception& e) {
-    throw impl_->error(reason(e));
+    throw impl_->error(c10_reason(e));
   }
 }
 

@@ -50,6 +50,9 @@ class RankStore {
   std::unique_ptr<Impl> impl_;
 };
 
+// What a c10 / c10d exception says, without the stack of torch's frames its what() ends in.
+std::string c10_reason(const std::exception& e);
+
 // c10d logs every retry of a connection and every timed-out wait to stderr. The rank code
 // reports what went wrong itself, so those lines are off unless the user asked for them
 // with TORCH_CPP_LOG_LEVEL.

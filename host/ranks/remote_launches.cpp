@@ -31,9 +31,8 @@ class RemoteLaunches : public sim::RemoteRanks {
       ranks_ = RankProcesses::start_local(world);
     at::Tensor ids = at::empty({world}, at::kLong);
     for (int r = 0; r < world; ++r) ids[r] = domain.device_id(r);
-    for (int r = 0; r < world; ++r)
-      group().post(r, MessageHeader{MessageKind::Program, {static_cast<int64_t>(program.text.size()), world}},
-                   {text_payload(program.text), ids});
+    post_to_ranks(MessageHeader{MessageKind::Program, {static_cast<int64_t>(program.text.size()), world}},
+                  {text_payload(program.text), ids});
     busy_us_.assign(static_cast<size_t>(world), 0.0);
     service_ = std::thread([this] { serve(); });
   }
@@ -46,12 +45,10 @@ class RemoteLaunches : public sim::RemoteRanks {
     }
     if (clean) {
       // Every worker answers its Stop to the service, which then ends.
-      for (int r = 0; r < domain_.world_size(); ++r) {
-        try {
-          group().post(r, MessageHeader{MessageKind::Stop, {}});
-        } catch (const GroupError&) {
-          clean = false;
-        }
+      try {
+        post_to_ranks(MessageHeader{MessageKind::Stop, {}});
+      } catch (const GroupError&) {
+        clean = false;
       }
       std::unique_lock<std::mutex> lock(mu_);
       clean = clean && done_.wait_for(lock, std::chrono::seconds(5), [&] { return stopped_ == domain_.world_size(); });
@@ -65,7 +62,7 @@ class RemoteLaunches : public sim::RemoteRanks {
   }
 
   void allocate(int64_t nbytes) override {
-    for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Alloc, {nbytes}});
+    post_to_ranks(MessageHeader{MessageKind::Alloc, {nbytes}});
   }
 
   void launch(int rank, const sim::LaunchStmt& launch, int k, const sim::Frame& frame) override {
@@ -88,7 +85,7 @@ class RemoteLaunches : public sim::RemoteRanks {
       checks_ = domain_.world_size();
       left_set_.clear();
     }
-    for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Check, {}});
+    post_to_ranks(MessageHeader{MessageKind::Check, {}});
     std::unique_lock<std::mutex> lock(mu_);
     while (checks_ > 0 && !lost_) {
       done_.wait_for(lock, std::chrono::milliseconds(50));
@@ -129,6 +126,12 @@ class RemoteLaunches : public sim::RemoteRanks {
 
   GlooGroup& group() { return ranks_->group(); }
 
+  // The same message to every rank. GroupError once the group can send nothing more (a
+  // post fails for all ranks or none).
+  void post_to_ranks(const MessageHeader& header, const std::vector<at::Tensor>& payload = {}) {
+    for (int r = 0; r < domain_.world_size(); ++r) group().post(r, header, payload);
+  }
+
   // A worker ended or cannot be reached: the run fails naming it, and the other ranks stop
   // waiting for it. Called with mu_ held.
   void lose(std::unique_lock<std::mutex>& lock, const std::string& why, int rank) {
@@ -139,12 +142,10 @@ class RemoteLaunches : public sim::RemoteRanks {
     lost_ = true;
     done_.notify_all();
     lock.unlock();
-    for (int r = 0; r < domain_.world_size(); ++r) {
-      try {
-        group().post(r, MessageHeader{MessageKind::Abort, {}});
-      } catch (const GroupError&) {
-        // That one is gone too.
-      }
+    try {
+      post_to_ranks(MessageHeader{MessageKind::Abort, {}});
+    } catch (const GroupError&) {
+      // Nothing can be sent any more: the workers are killed with this object.
     }
     lock.lock();
   }
@@ -174,10 +175,8 @@ class RemoteLaunches : public sim::RemoteRanks {
         } else if (h.kind == MessageKind::Result) {
           receive_result(source, h);
         } else if (h.kind == MessageKind::Error) {
-          at::Tensor text = at::empty({h.args[1]}, at::kByte);
-          group().receive_payload(source, text);
-          fail(source, payload_text(text));
-          for (int r = 0; r < domain_.world_size(); ++r) group().post(r, MessageHeader{MessageKind::Abort, {}});
+          fail(source, group().receive_text(source, h.args[1]));
+          post_to_ranks(MessageHeader{MessageKind::Abort, {}});
           finish(id);
         } else if (h.kind == MessageKind::Stop) {
           std::lock_guard<std::mutex> lock(mu_);
@@ -186,10 +185,9 @@ class RemoteLaunches : public sim::RemoteRanks {
             return;
           }
         } else if (h.kind == MessageKind::CheckReply) {
-          at::Tensor text = at::empty({h.args[0]}, at::kByte);
-          group().receive_payload(source, text);
+          const std::string text = group().receive_text(source, h.args[0]);
           std::lock_guard<std::mutex> lock(mu_);
-          if (left_set_.empty()) left_set_ = payload_text(text);
+          if (left_set_.empty()) left_set_ = text;
           if (--checks_ == 0) done_.notify_all();
         } else {
           throw GroupError("an unexpected message (kind " + std::to_string(static_cast<int64_t>(h.kind)) +

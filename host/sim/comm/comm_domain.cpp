@@ -110,6 +110,11 @@ at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer)
   return at::from_blob(transport_->map(peer, b) + offset, t.sizes(), t.strides(), t.options());
 }
 
+void write_window(const at::Tensor& dst, const at::Tensor& value, bool add) {
+  if (add) dst.add_(value.to(dst.scalar_type()));
+  else dst.copy_(value);
+}
+
 void CommDomain::launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame) {
   remote_->launch(rank, launch, k, frame);
 }
@@ -145,9 +150,7 @@ void CommDomain::read_peer(const at::Tensor& local, int rank, int peer, const at
 
 void CommDomain::write_peer(const at::Tensor& local, int rank, int peer, const at::Tensor& value, bool add) {
   if (links_ == nullptr || transport_->holds(peer)) {
-    const at::Tensor dst = peer_view(local, rank, peer);
-    if (add) dst.add_(value.to(dst.scalar_type()));
-    else dst.copy_(value);
+    write_window(peer_view(local, rank, peer), value, add);
     return;
   }
   const auto [b, offset] = place_of(local, rank);

@@ -27,6 +27,10 @@ struct Frame;
 // is reported as never satisfied. Throws std::invalid_argument for a bad value.
 std::chrono::milliseconds wait_timeout_from_env();
 
+// Writes `value` into `dst`, a region of a window (adds it, `add`: pld's atomic=Add), as
+// every rank does, whether the writer is in this process or sent it.
+void write_window(const at::Tensor& dst, const at::Tensor& value, bool add);
+
 class CommDomain {
  public:
   // devices[r] runs rank r; device_ids[r] is its id (for messages). `held`: the ranks whose
