@@ -40,10 +40,11 @@ enum class MessageKind : int64_t {
   Echo = 2,      // host -> worker -> host: the link check; payload: bytes
   Program = 3,   // host -> worker: [text bytes, world size]; payload: the program's JSON, the ranks' device ids
   Alloc = 4,     // host -> worker: [bytes]: the next window buffer
-  Launch = 5,    // host -> worker: [launch index, k, launch id, text bytes]; payload: the shipped frame's JSON
+  Launch = 5,    // host -> worker: [launch index, k, launch id, text bytes, bound]; payload: the shipped frame's JSON
   Pull = 6,      // worker -> host: [launch id]: send the launch's host regions now
   Data = 7,      // host -> worker: [launch id]; payload: the regions
-  Result = 8,    // worker -> host: [launch id, busy ns, changed]; payload: their indices, then region and mask each
+  Result = 8,    // worker -> host: [launch id, busy ns, changed]; payload: [changed, 2] region indices and run
+                 // counts, then per region its ChangedBytes (runs, bytes; or bytes, mask)
   Error = 9,     // worker -> host: [launch id, text bytes]; payload: the message
   Abort = 10,    // host -> worker: another rank failed, stop waiting
   Put = 11,      // worker -> worker: [buffer, offset, axes, dtype, add, value dtype]; payload: geometry, value

@@ -1,5 +1,6 @@
 #include "ranks/rank_runtime.h"
 
+#include "ranks/changed_bytes.h"
 #include "ranks/rank_worker.h"
 #include "ranks/shipped_frame.h"
 #include "sim/comm/comm_domain.h"
@@ -15,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <future>
 #include <map>
 #include <mutex>
@@ -33,6 +35,49 @@ at::Tensor geometry(const at::Tensor& view) {
   }
   return g;
 }
+
+// Byte buffers the size of a launch's regions, kept from one launch to the next: the first
+// write to a fresh allocation of tens of MiB costs a page fault per 4 KiB, more than
+// receiving the bytes does.
+class BufferPool {
+ public:
+  at::Tensor take(int64_t nbytes) {
+    if (nbytes < kSmallest) return at::empty({nbytes}, at::kByte);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = free_.begin(); it != free_.end(); ++it) {
+      // A buffer still in a message on its way out is not free yet.
+      if (it->numel() == nbytes && it->storage().use_count() == 1) {
+        at::Tensor t = std::move(*it);
+        free_.erase(it);
+        return t;
+      }
+    }
+    return at::empty({nbytes}, at::kByte);
+  }
+
+  void give(const std::vector<at::Tensor>& buffers) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const at::Tensor& b : buffers) {
+      if (b.numel() < kSmallest) continue;
+      free_.push_back(b);
+      kept_ += b.numel();
+    }
+    while (free_.size() > kMostBuffers || kept_ > kMostBytes) {
+      kept_ -= free_.front().numel();
+      free_.pop_front();
+    }
+  }
+
+ private:
+  // Below this, malloc reuses memory anyway; the rest is bounded so an idle worker gives
+  // back what a large launch needed.
+  static constexpr int64_t kSmallest = int64_t{1} << 20;
+  static constexpr size_t kMostBuffers = 16;
+  static constexpr int64_t kMostBytes = int64_t{2} << 30;
+  int64_t kept_ = 0;
+  std::mutex mu_;
+  std::deque<at::Tensor> free_;
+};
 
 class Runtime : public sim::PeerLinks {
  public:
@@ -111,10 +156,12 @@ class Runtime : public sim::PeerLinks {
   void write(int peer, int buffer, int64_t offset, const at::Tensor& view, const at::Tensor& value,
              bool add) override {
     // A copy: the kernel may change its tile before the message is out.
-    at::Tensor data = value.clone(at::MemoryFormat::Contiguous);
+    const at::Tensor staging = buffers_.take(value.numel() * static_cast<int64_t>(value.element_size()));
+    at::Tensor data = staging.view(value.scalar_type()).view(value.sizes()).copy_(value);
     group_.post(peer, MessageHeader{MessageKind::Put, {buffer, offset, view.dim(), static_cast<int64_t>(view.scalar_type()),
                                                        add ? 1 : 0, static_cast<int64_t>(data.scalar_type())}},
                 {geometry(view), data});
+    buffers_.give({staging});
   }
 
   void read(int peer, int buffer, int64_t offset, const at::Tensor& view, const at::Tensor& out) override {
@@ -174,6 +221,7 @@ class Runtime : public sim::PeerLinks {
     const int index = static_cast<int>(h.args[0]);
     const int k = static_cast<int>(h.args[1]);
     const int64_t id = h.args[2];
+    const bool bound = h.args[4] != 0;
     nlohmann::json frame_text = nlohmann::json::parse(text);
     std::future<std::vector<at::Tensor>> data;
     {
@@ -183,42 +231,23 @@ class Runtime : public sim::PeerLinks {
       data = p.arrived.get_future();
     }
     auto job = std::make_shared<std::packaged_task<void()>>(
-        [this, index, k, id, frame_text = std::move(frame_text), data = std::move(data)]() mutable {
-          run_launch(index, k, id, frame_text, data);
+        [this, index, k, id, bound, frame_text = std::move(frame_text), data = std::move(data)]() mutable {
+          run_launch(index, k, id, bound, frame_text, data);
         });
     queue_->submit(0, [job] { (*job)(); });
   }
 
   // On the rank's thread: the launch with the host's bytes as they are now.
-  void run_launch(int index, int k, int64_t id, const nlohmann::json& frame_text,
+  void run_launch(int index, int k, int64_t id, bool bound, const nlohmann::json& frame_text,
                   std::future<std::vector<at::Tensor>>& data) {
     try {
       group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
       std::vector<at::Tensor> regions = data.get();
       std::vector<at::Tensor> before;
-      for (const at::Tensor& r : regions) before.push_back(r.clone());
-      sim::Frame frame;
-      frame.function = &program_->entry();
-      frame.device = device_.get();
-      frame.slots.resize(program_->entry().slot_names.size());
-      unpack_frame(frame_text, regions, *domain_, rank_, frame);
-      const auto start = std::chrono::steady_clock::now();
-      program_->launches.at(static_cast<size_t>(index))->run_chip(frame, rank_, k);
-      const int64_t busy_ns =
-          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-      std::vector<int64_t> changed;
-      std::vector<at::Tensor> payload;
-      for (size_t r = 0; r < regions.size(); ++r) {
-        at::Tensor mask = regions[r].ne(before[r]);
-        if (!mask.any().item<bool>()) continue;
-        changed.push_back(static_cast<int64_t>(r));
-        payload.push_back(regions[r]);
-        payload.push_back(mask);
-      }
-      at::Tensor which = at::tensor(changed, at::kLong);
-      if (!changed.empty()) payload.insert(payload.begin(), which);
-      group_.post(host_, MessageHeader{MessageKind::Result, {id, busy_ns, static_cast<int64_t>(changed.size())}},
-                  std::move(payload));
+      for (const at::Tensor& r : regions) before.push_back(buffers_.take(r.numel()).copy_(r));
+      run_on_regions(index, k, id, bound, frame_text, regions, before);
+      buffers_.give(regions);
+      buffers_.give(before);
     } catch (const std::exception& e) {
       const std::string text = e.what();
       try {
@@ -228,6 +257,39 @@ class Runtime : public sim::PeerLinks {
         // The host is gone: the service loop ends the worker.
       }
     }
+  }
+
+  // The launch on the host's bytes (`regions`, and `before` a copy of them), then what it
+  // changed of them back to the host.
+  void run_on_regions(int index, int k, int64_t id, bool bound, const nlohmann::json& frame_text,
+                      const std::vector<at::Tensor>& regions, const std::vector<at::Tensor>& before) {
+    int64_t busy_ns = 0;
+    {
+      sim::Frame frame;  // its tensors are views of `regions`: gone before they are given back
+      frame.function = &program_->entry();
+      frame.device = device_.get();
+      frame.slots.resize(program_->entry().slot_names.size());
+      unpack_frame(frame_text, regions, *domain_, rank_, frame);
+      const auto start = std::chrono::steady_clock::now();
+      program_->launches.at(static_cast<size_t>(index))->run_chip(frame, rank_, k, bound);
+      busy_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+    }
+    // Per changed region: its index and its run count (-1: the mask form), then its payload.
+    const std::vector<int64_t> granules = region_granules(frame_text);
+    std::vector<int64_t> which;
+    std::vector<at::Tensor> payload;
+    for (size_t r = 0; r < regions.size(); ++r) {
+      std::optional<ChangedBytes> changes = find_changes(regions[r], before[r], granules.at(r));
+      if (!changes) continue;
+      which.push_back(static_cast<int64_t>(r));
+      which.push_back(changes->runs.defined() ? changes->runs.size(0) : -1);
+      if (changes->runs.defined()) payload.push_back(changes->runs);
+      for (at::Tensor& piece : changes->pieces) payload.push_back(std::move(piece));
+      if (!changes->runs.defined()) payload.push_back(changes->mask);
+    }
+    const int64_t changed = static_cast<int64_t>(which.size()) / 2;
+    if (changed > 0) payload.insert(payload.begin(), at::tensor(which, at::kLong).view({changed, 2}));
+    group_.post(host_, MessageHeader{MessageKind::Result, {id, busy_ns, changed}}, std::move(payload));
   }
 
   void on_data(int source, const MessageHeader& h) {
@@ -241,7 +303,7 @@ class Runtime : public sim::PeerLinks {
     }
     std::vector<at::Tensor> regions;
     for (int64_t n : pending.sizes) {
-      regions.push_back(at::empty({n}, at::kByte));
+      regions.push_back(buffers_.take(n));
       group_.receive_payload(source, regions.back());
     }
     pending.arrived.set_value(std::move(regions));
@@ -256,10 +318,15 @@ class Runtime : public sim::PeerLinks {
 
   void on_put(int source, const MessageHeader& h) {
     const auto [sizes, strides] = receive_geometry(source, h.args[2]);
-    at::Tensor value = at::empty(sizes, at::TensorOptions().dtype(static_cast<c10::ScalarType>(h.args[5])));
-    group_.receive_payload(source, value);
+    const auto value_type = static_cast<c10::ScalarType>(h.args[5]);
     const at::Tensor view = domain().view_at(rank_, static_cast<int>(h.args[0]), h.args[1], sizes, strides,
                                              static_cast<c10::ScalarType>(h.args[3]));
+    if (h.args[4] == 0 && value_type == view.scalar_type() && view.is_contiguous()) {
+      group_.receive_payload(source, view);  // a plain write: straight into the window
+      return;
+    }
+    at::Tensor value = at::empty(sizes, at::TensorOptions().dtype(value_type));
+    group_.receive_payload(source, value);
     sim::write_window(view, value, h.args[4] != 0);
   }
 
@@ -297,6 +364,7 @@ class Runtime : public sim::PeerLinks {
   std::map<int64_t, PendingData> data_;  // by launch id
   std::map<int64_t, PendingGet> gets_;   // by request
   std::atomic<int64_t> next_request_{1};
+  BufferPool buffers_;
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "ranks/remote_launches.h"
 
+#include "ranks/changed_bytes.h"
 #include "ranks/rank_processes.h"
 #include "ranks/shipped_frame.h"
 #include "ranks/store_address.h"
@@ -65,16 +66,17 @@ class RemoteLaunches : public sim::RemoteRanks {
     post_to_ranks(MessageHeader{MessageKind::Alloc, {nbytes}});
   }
 
-  void launch(int rank, const sim::LaunchStmt& launch, int k, const sim::Frame& frame) override {
-    ShippedFrame shipped = pack_frame(frame, launch.reads(), domain_);
+  void launch(int rank, const sim::LaunchStmt& launch, int k, const sim::Frame& frame, bool bound) override {
+    ShippedFrame shipped = pack_frame(frame, launch.reads(bound), domain_);
     const std::string text = shipped.text.dump();
     int64_t id = 0;
     {
       std::lock_guard<std::mutex> lock(mu_);
       id = next_id_++;
-      launches_[id] = Pending{rank, std::move(shipped.regions)};
+      launches_[id] = Pending{rank, std::move(shipped.regions), std::move(shipped.granules)};
     }
-    group().post(rank, MessageHeader{MessageKind::Launch, {launch.index(), k, id, static_cast<int64_t>(text.size())}},
+    group().post(rank, MessageHeader{MessageKind::Launch,
+                                     {launch.index(), k, id, static_cast<int64_t>(text.size()), bound ? 1 : 0}},
                  {text_payload(text)});
   }
 
@@ -122,6 +124,7 @@ class RemoteLaunches : public sim::RemoteRanks {
   struct Pending {
     int rank = -1;
     std::vector<at::Tensor> regions;  // views of the host's memory
+    std::vector<int64_t> granules;
   };
 
   GlooGroup& group() { return ranks_->group(); }
@@ -166,10 +169,13 @@ class RemoteLaunches : public sim::RemoteRanks {
         const MessageHeader h = group().receive_header(source);
         const int64_t id = h.args[0];
         if (h.kind == MessageKind::Pull) {
+          // The host's memory itself, not a copy: it is read as the sender gets to it, like
+          // a rank thread reads it in-process (another rank's results merged meanwhile are
+          // seen or not, as there).
           std::vector<at::Tensor> data;
           {
             std::lock_guard<std::mutex> lock(mu_);
-            for (const at::Tensor& region : launches_.at(id).regions) data.push_back(region.clone());
+            data = launches_.at(id).regions;
           }
           group().post(source, MessageHeader{MessageKind::Data, {id}}, std::move(data));
         } else if (h.kind == MessageKind::Result) {
@@ -210,23 +216,35 @@ class RemoteLaunches : public sim::RemoteRanks {
   void receive_result(int source, const MessageHeader& h) {
     const int64_t id = h.args[0];
     const int64_t changed = h.args[2];
-    at::Tensor which = at::empty({changed}, at::kLong);
+    at::Tensor which = at::empty({changed, 2}, at::kLong);
     if (changed > 0) group().receive_payload(source, which);
-    std::vector<at::Tensor> regions;
+    Pending launch;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      regions = launches_.at(id).regions;
+      launch = launches_.at(id);
       busy_us_.at(static_cast<size_t>(source)) += static_cast<double>(h.args[1]) / 1000.0;
     }
+    const int64_t* w = which.const_data_ptr<int64_t>();
     for (int64_t c = 0; c < changed; ++c) {
-      const at::Tensor& host = regions.at(static_cast<size_t>(which[c].item<int64_t>()));
-      at::Tensor bytes = at::empty_like(host);
-      at::Tensor mask = at::empty({host.numel()}, at::kBool);
-      group().receive_payload(source, bytes);
-      group().receive_payload(source, mask);
-      // Only the bytes the launch changed: ranks that wrote other parts of the same host
-      // tensor keep theirs.
-      host.copy_(at::where(mask, bytes, host));
+      const size_t r = static_cast<size_t>(w[2 * c]);
+      const at::Tensor& host = launch.regions.at(r);
+      const int64_t granule = effective_granule(host.numel(), launch.granules.at(r));
+      if (w[2 * c + 1] >= 0) {
+        // Each run straight into the host's memory.
+        at::Tensor runs = at::empty({w[2 * c + 1], 2}, at::kLong);
+        group().receive_payload(source, runs);
+        const int64_t* run = runs.const_data_ptr<int64_t>();
+        for (int64_t k = 0; k < runs.size(0); ++k) {
+          if (run[2 * k] < 0 || run[2 * k + 1] <= 0 || run[2 * k] + run[2 * k + 1] > host.numel())
+            throw GroupError("rank " + std::to_string(source) + " sent back a run of bytes outside its region");
+          group().receive_payload(source, host.narrow(0, run[2 * k], run[2 * k + 1]));
+        }
+      } else {
+        ChangedBytes changes{at::Tensor(), {at::empty_like(host)}, at::empty({host.numel() / granule}, at::kBool)};
+        group().receive_payload(source, changes.pieces[0]);
+        group().receive_payload(source, changes.mask);
+        apply_mask(changes, host, granule);
+      }
     }
     finish(id);
   }

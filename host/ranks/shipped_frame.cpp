@@ -1,10 +1,13 @@
 #include "ranks/shipped_frame.h"
 
+#include "ranks/changed_bytes.h"
+
 #include "sim/comm/comm_domain.h"
 #include "sim/kernel_error.h"
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
@@ -31,6 +34,8 @@ struct Packer {
   sim::CommDomain& domain;
   // Per storage: the byte range of it the frame's views reach.
   std::map<const void*, std::pair<const uint8_t*, const uint8_t*>> ranges;
+  // Per storage: where each view starts, and its element size.
+  std::map<const void*, std::vector<std::pair<const uint8_t*, int64_t>>> starts;
   std::map<const void*, int> region_of;
 
   void note(const Value& v) {
@@ -42,6 +47,7 @@ struct Packer {
     const auto* p = static_cast<const uint8_t*>(v.tensor.const_data_ptr());
     const auto [lo, hi] = reach(v.tensor);
     const void* key = v.tensor.storage().data();
+    starts[key].emplace_back(p, static_cast<int64_t>(v.tensor.element_size()));
     auto it = ranges.find(key);
     if (it == ranges.end()) ranges[key] = {p + lo, p + hi};
     else it->second = {std::min(it->second.first, p + lo), std::max(it->second.second, p + hi)};
@@ -143,9 +149,11 @@ struct Unpacker {
 }  // namespace
 
 ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, sim::CommDomain& domain) {
-  std::vector<int> wanted = slots;
-  for (int v : frame.active_loop_vars) wanted.push_back(v);
-  Packer p{domain, {}, {}};
+  std::vector<int> wanted = slots;  // each once: a loop variable may be read too
+  wanted.insert(wanted.end(), frame.active_loop_vars.begin(), frame.active_loop_vars.end());
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  Packer p{domain, {}, {}, {}};
   for (int s : wanted)
     if (s >= 0 && static_cast<size_t>(s) < frame.slots.size()) p.note(frame.slots[static_cast<size_t>(s)]);
   ShippedFrame out;
@@ -154,17 +162,23 @@ ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, 
     p.region_of[key] = static_cast<int>(out.regions.size());
     const int64_t n = range.second - range.first;
     out.regions.push_back(at::from_blob(const_cast<uint8_t*>(range.first), {n}, at::TensorOptions().dtype(at::kByte)));
+    int64_t granule = 8;
+    for (const auto& [start, element_size] : p.starts.at(key))
+      granule = granule_of(element_size, start - range.first, granule);
+    out.granules.push_back(granule);
     sizes.push_back(n);
   }
   json values = json::array();
   for (int s : wanted)
     if (s >= 0 && static_cast<size_t>(s) < frame.slots.size())
       values.push_back({s, p.value(frame.slots[static_cast<size_t>(s)])});
-  out.text = {{"slots", values}, {"regions", sizes}, {"loop_vars", frame.active_loop_vars}};
+  out.text = {{"slots", values}, {"regions", sizes}, {"granules", out.granules}, {"loop_vars", frame.active_loop_vars}};
   return out;
 }
 
 std::vector<int64_t> region_bytes(const json& text) { return text.at("regions").get<std::vector<int64_t>>(); }
+
+std::vector<int64_t> region_granules(const json& text) { return text.at("granules").get<std::vector<int64_t>>(); }
 
 void unpack_frame(const json& text, const std::vector<at::Tensor>& regions, sim::CommDomain& domain, int rank,
                   sim::Frame& frame) {

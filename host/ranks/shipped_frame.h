@@ -21,6 +21,7 @@ namespace pypto_golden::ranks {
 struct ShippedFrame {
   nlohmann::json text;               // the slots and the regions' sizes
   std::vector<at::Tensor> regions;   // host side: uint8 views of the host's memory
+  std::vector<int64_t> granules;     // per region: its granule (ranks/changed_bytes.h)
 };
 
 // The variables `slots` (and the loop variables in messages) of the host's `frame`.
@@ -28,6 +29,8 @@ ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, 
 
 // The byte count of each region `text` ships, in order.
 std::vector<int64_t> region_bytes(const nlohmann::json& text);
+// The granule of each region `text` ships, in order.
+std::vector<int64_t> region_granules(const nlohmann::json& text);
 
 // A worker's frame for `text` on `rank`'s window copies and the received `regions` (uint8,
 // kept alive by the caller while the frame is used): `frame` has its function and slot

@@ -59,6 +59,15 @@ class Loader {
     throw ProgramError(origin_ + ": " + what + "; rebuild the kernel with this pypto-golden");
   }
 
+  // `x = y` or `x = y[...]`: an assignment whose value views a variable.
+  static bool is_view_binding(const json& s) {
+    if (!s.is_object() || s.value("s", "") != "assign") return false;
+    auto value = s.find("value");
+    if (value == s.end() || !value->is_object()) return false;
+    const std::string e = value->value("e", "");
+    return e == "var" || e == "subscript";
+  }
+
   // Every variable slot a node and its children (blocks included) read.
   void collect_reads(const json& node, std::set<int>& read) const {
     if (node.is_object()) {
@@ -269,12 +278,19 @@ class Loader {
     if (kind == "barrier") return std::make_unique<BarrierStmt>(line);
     if (kind == "launch") {
       // What the chip program reads of the host's variables: all a rank in another process
-      // is sent (a superset: the body's own variables are still unset at the launch).
-      std::set<int> read;
-      collect_reads(need(s, "body"), read);
+      // is sent (a superset: the body's own variables are still unset at the launch), with
+      // or without its leading assignments of views (its tensor arguments bound to its
+      // parameters, rows[r]).
+      const json& body = need(s, "body");
+      size_t bindings = 0;
+      while (body.is_array() && bindings < body.size() && is_view_binding(body[bindings])) ++bindings;
+      std::set<int> read, bound_read;
+      collect_reads(body, read);
+      for (size_t i = bindings; body.is_array() && i < body.size(); ++i) collect_reads(body[i], bound_read);
       auto launch = std::make_unique<LaunchStmt>(line, expr(need(s, "rank")), str(need(s, "name"), "name"),
-                                                 block(need(s, "body")), static_cast<int>(launches_.size()),
-                                                 std::vector<int>(read.begin(), read.end()));
+                                                 block(body), static_cast<int>(launches_.size()), bindings,
+                                                 std::vector<int>(read.begin(), read.end()),
+                                                 std::vector<int>(bound_read.begin(), bound_read.end()));
       launches_.push_back(launch.get());
       return launch;
     }

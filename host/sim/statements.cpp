@@ -14,6 +14,8 @@
 
 #include <c10/util/Exception.h>
 
+#include <set>
+
 namespace pypto_golden::sim {
 namespace {
 
@@ -130,7 +132,9 @@ void LaunchStmt::exec(Frame& frame) const {
   const int r = static_cast<int>(rank);
   const int k = domain.next_launch_index(r);
   if (domain.remote()) {  // the rank's device is in a worker process
-    domain.launch_remote(r, *this, k, frame);
+    Frame chip = frame;
+    const bool bound = bind_arguments(chip);
+    domain.launch_remote(r, *this, k, bound ? chip : frame, bound);
     return;
   }
   Frame chip = frame;
@@ -141,9 +145,39 @@ void LaunchStmt::exec(Frame& frame) const {
   domain.launch(r, [this, chip, r, k]() mutable { run_chip(chip, r, k); });
 }
 
-void LaunchStmt::run_chip(Frame& chip, int rank, int k) const {
+namespace {
+
+void note_storages(const Value& v, std::set<const void*>& out) {
+  if (v.is_tensor()) out.insert(v.tensor.storage().data());
+  if (v.kind == Value::Kind::Tuple || v.kind == Value::Kind::List)
+    for (const Value& item : *v.items) note_storages(item, out);
+}
+
+}  // namespace
+
+bool LaunchStmt::bind_arguments(Frame& chip) const {
+  std::set<const void*> host;
+  for (const Value& v : chip.slots) note_storages(v, host);
+  try {
+    for (size_t i = 0; i < bindings_; ++i) body_[i]->run(chip);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception&) {
+    return false;  // the rank reports it, with its rank, as in-process
+  }
+  for (size_t i = 0; i < bindings_; ++i) {
+    const Value& v = chip.slots[static_cast<size_t>(static_cast<const AssignStmt&>(*body_[i]).slot())];
+    std::set<const void*> made;
+    note_storages(v, made);
+    for (const void* storage : made)
+      if (host.count(storage) == 0) return false;
+  }
+  return true;
+}
+
+void LaunchStmt::run_chip(Frame& chip, int rank, int k, bool bound) const {
   ChipLaunchScope launch(rank, k, name_);
-  run_block(body_, chip);
+  for (size_t i = bound ? bindings_ : 0; i < body_.size() && !chip.returned; ++i) body_[i]->run(chip);
 }
 
 void JoinStmt::exec(Frame& frame) const { host_domain(frame, "join").join(); }

@@ -67,17 +67,28 @@ class ForStmt : public Stmt {
 // rank's copy of each window), while the host goes on.
 class LaunchStmt : public Stmt {
  public:
-  LaunchStmt(int line, ExprPtr rank, std::string name, Block body, int index, std::vector<int> reads)
+  // `bindings`: the body's leading assignments (the chip program's arguments bound to its
+  // parameters); `reads`: the host variables the body reads, `bound_reads` those the body
+  // after the bindings reads.
+  LaunchStmt(int line, ExprPtr rank, std::string name, Block body, int index, size_t bindings,
+             std::vector<int> reads, std::vector<int> bound_reads)
       : Stmt(line), rank_(std::move(rank)), name_(std::move(name)), body_(std::move(body)), index_(index),
-        reads_(std::move(reads)) {}
+        bindings_(bindings), reads_(std::move(reads)), bound_reads_(std::move(bound_reads)) {}
 
   // Its place among the program's launches (Program::launches).
   int index() const { return index_; }
-  // The host variables (frame slots) the chip program may read.
-  const std::vector<int>& reads() const { return reads_; }
+  // The host variables (frame slots) the chip program may read: all of it (`bound` false),
+  // or after bind_arguments.
+  const std::vector<int>& reads(bool bound) const { return bound ? bound_reads_ : reads_; }
+  // For a rank in another process: runs the argument bindings in `chip` (a copy of the
+  // host's frame) here, so the rank is sent the argument views (rows[r]) rather than the
+  // whole host tensors (rows). False when a binding failed or made a tensor that is not a
+  // view of the host's own (the rank then binds them itself, as a rank thread does).
+  bool bind_arguments(Frame& chip) const;
   // Runs the chip program on the device of `chip` (the frame as the rank sees it), as launch
-  // `k` of the rank in this dispatch: what a rank's thread runs, here or in a worker process.
-  void run_chip(Frame& chip, int rank, int k) const;
+  // `k` of the rank in this dispatch: what a rank's thread runs, here or in a worker process;
+  // `bound`: bind_arguments ran already.
+  void run_chip(Frame& chip, int rank, int k, bool bound = false) const;
 
  protected:
   void exec(Frame& frame) const override;
@@ -87,7 +98,9 @@ class LaunchStmt : public Stmt {
   std::string name_;
   Block body_;
   int index_;
+  size_t bindings_;
   std::vector<int> reads_;
+  std::vector<int> bound_reads_;
 };
 
 // The host waits for every chip program it launched (and reports the first that failed).
@@ -136,6 +149,7 @@ class AtStmt : public Stmt {
 class AssignStmt : public Stmt {
  public:
   AssignStmt(int line, int slot, ExprPtr value) : Stmt(line), slot_(slot), value_(std::move(value)) {}
+  int slot() const { return slot_; }
 
  protected:
   void exec(Frame& frame) const override;

@@ -9,15 +9,20 @@ the same run; never asserts on time.
    the ratio grows with ranks beyond the core count).
 2. fixed overhead of an L3 dispatch: a host program launching an empty chip program on 4
    ranks, median host_us (target: <= 100 us).
+3. with --ranks process: the same all-reduce with its ranks in worker processes
+   (PYPTO_SIM_RANKS=process), dispatch median, against torch.distributed.all_reduce (gloo)
+   of the same bytes between as many Python processes (target: within 2x).
 """
 
 import argparse
 import contextlib
 import io
+import multiprocessing
 import os
 import statistics
 import sys
 import time
+from datetime import timedelta
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -113,14 +118,59 @@ def memcpy_us(nbytes, rounds=10):
     return statistics.median(samples)
 
 
+def all_reduce_rank(port, rank, world, numel, rounds, out):
+    import torch.distributed as dist
+    store = dist.TCPStore("127.0.0.1", port, is_master=False, timeout=timedelta(seconds=120))
+    group = dist.ProcessGroupGloo(store, rank, world, timedelta(seconds=120))
+    x = torch.randn(numel)
+    group.allreduce([x]).wait()  # warm the connections
+    samples = []
+    for _ in range(rounds):
+        group.barrier().wait()
+        start = time.perf_counter()
+        group.allreduce([x]).wait()
+        samples.append((time.perf_counter() - start) * 1e6)
+    out.put((rank, statistics.median(samples)))
+
+
+def torch_all_reduce_us(world, numel, rounds=5):
+    """Median torch.distributed.all_reduce (gloo) of numel fp32 over `world` Python processes,
+    the slowest rank's."""
+    import torch.distributed as dist
+    store = dist.TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False, timeout=timedelta(seconds=120))
+    ctx = multiprocessing.get_context("spawn")
+    out = ctx.Queue()
+    procs = [ctx.Process(target=all_reduce_rank, args=(store.port, r, world, numel, rounds, out)) for r in range(world)]
+    for p in procs:
+        p.start()
+    medians = [out.get(timeout=600)[1] for _ in procs]
+    for p in procs:
+        p.join()
+    return max(medians)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mib", type=int, default=64, help="MiB of fp32 per rank (default 64)")
+    parser.add_argument("--ranks", choices=("thread", "process"), default="thread",
+                        help="thread: parts 1 and 2; process: part 3")
     args = parser.parse_args()
     rows = args.mib * 1024 * 1024 // (4 * COLS)
     rows -= rows % TILE_ROWS
     nbytes = rows * COLS * 4
     print(f"cores: {os.cpu_count()}, {nbytes / 2**20:.0f} MiB fp32 per rank")
+    if args.ranks == "process":
+        os.environ["PYPTO_SIM_RANKS"] = "process"
+        for world in (2, 4):
+            specs = [TensorSpec("xs", [world, rows, COLS], torch.float32, init_value=torch.randn),
+                     TensorSpec("ys", [world, rows, COLS], torch.float32)]
+            stats = bench(allreduce_program(world, rows), specs, world, rounds=5,
+                          golden_fn=lambda v: v["ys"].copy_(v["xs"].sum(0, keepdim=True).expand_as(v["ys"])))
+            theirs = torch_all_reduce_us(world, rows * COLS)
+            print(f"allreduce {world} ranks in worker processes: dispatch median {stats.median:.0f} us; "
+                  f"torch.distributed.all_reduce (gloo, {world} Python processes) {theirs:.0f} us; "
+                  f"ratio {stats.median / theirs:.2f} (target <= 2)")
+        return
     for world in (2, 4):
         specs = [TensorSpec("xs", [world, rows, COLS], torch.float32, init_value=torch.randn),
                  TensorSpec("ys", [world, rows, COLS], torch.float32)]

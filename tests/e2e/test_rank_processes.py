@@ -98,6 +98,22 @@ def two_namespaces():
             subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)
 
 
+def host_and_workers(host_cmd, host_env, worker_cmds, cwd, host_timeout):
+    """Runs a host and its workers side by side (each command as given, in its namespace);
+    the host's (returncode, stdout, stderr) and each worker's (stdout, stderr, returncode).
+    Nothing is left running."""
+    pipes = dict(stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    host = subprocess.Popen(host_cmd, cwd=cwd, env=host_env, **pipes)
+    workers = [subprocess.Popen(cmd, env=env, **pipes) for cmd, env in worker_cmds]
+    try:
+        out, err = host.communicate(timeout=host_timeout)
+        ends = [w.communicate(timeout=30) + (w.returncode,) for w in workers]
+    finally:
+        for p in [host, *workers]:
+            p.kill()
+    return (host.returncode, out, err), ends
+
+
 def test_ranks_across_two_network_namespaces(tmp_path, two_namespaces):
     """The host in one namespace serves the store on its address; two workers in the other,
     started by hand as on a second machine, reach it there and form the group with it."""
@@ -109,19 +125,12 @@ def test_ranks_across_two_network_namespaces(tmp_path, two_namespaces):
         "print(len(us), all(u > 0 for u in us))\n")
     env = clean_env(tmp_path, PYTHONPATH=f"{REPO / 'pylib'}:{EXT_DIR}", GLOO_SOCKET_IFNAME=host_if,
                     PYPTO_SIM_RANK_TIMEOUT=30)
-    host = subprocess.Popen(["ip", "netns", "exec", host_ns, PYTHON, "link.py"], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     worker_env = clean_env(tmp_path, GLOO_SOCKET_IFNAME=work_if, PYPTO_SIM_RANK_TIMEOUT=30)
-    workers = [subprocess.Popen(["ip", "netns", "exec", work_ns, str(HOST_BIN), "--worker", "--store",
-                                 "10.231.0.1:29631", "--rank", str(r), "--world-size", "2"], env=worker_env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for r in range(2)]
-    try:
-        out, err = host.communicate(timeout=90)
-        ends = [w.communicate(timeout=30) + (w.returncode,) for w in workers]
-    finally:
-        for p in [host, *workers]:
-            p.kill()
-    assert (host.returncode, out, err) == (0, "2 True\n", "")
+    host, ends = host_and_workers(
+        ["ip", "netns", "exec", host_ns, PYTHON, "link.py"], env,
+        [(["ip", "netns", "exec", work_ns, str(HOST_BIN), "--worker", "--store", "10.231.0.1:29631", "--rank", str(r),
+           "--world-size", "2"], worker_env) for r in range(2)], tmp_path, 90)
+    assert host == (0, "2 True\n", "")
     assert ends == [("", "", 0), ("", "", 0)]
 
 
@@ -262,22 +271,14 @@ def test_a_run_whose_ranks_are_on_another_host(tmp_path, two_namespaces):
     namespace as on a second machine; the run passes as with the ranks beside it."""
     host_ns, host_if = two_namespaces["host"]
     work_ns, work_if = two_namespaces["worker"]
-    host = subprocess.Popen(
-        ["ip", "netns", "exec", host_ns, str(HOST_BIN), "--ranks=process", f"{SAMPLES}/ring_allreduce.py", "-p",
-         "a2a3sim"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=clean_env(tmp_path, MASTER_ADDR="10.231.0.1", MASTER_PORT=29632, GLOO_SOCKET_IFNAME=host_if))
     worker_env = clean_env(tmp_path, GLOO_SOCKET_IFNAME=work_if, MASTER_ADDR="10.231.0.1", MASTER_PORT=29632,
                            WORLD_SIZE=4)
-    workers = [subprocess.Popen(["ip", "netns", "exec", work_ns, str(HOST_BIN), "--worker"],
-                                env={**worker_env, "RANK": str(r)}, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for r in range(4)]
-    try:
-        out, err = host.communicate(timeout=120)
-        ends = [w.communicate(timeout=30) + (w.returncode,) for w in workers]
-    finally:
-        for p in [host, *workers]:
-            p.kill()
-    assert host.returncode == 0, out + err
+    (status, out, err), ends = host_and_workers(
+        ["ip", "netns", "exec", host_ns, str(HOST_BIN), "--ranks=process", f"{SAMPLES}/ring_allreduce.py", "-p",
+         "a2a3sim"], clean_env(tmp_path, MASTER_ADDR="10.231.0.1", MASTER_PORT=29632, GLOO_SOCKET_IFNAME=host_if),
+        [(["ip", "netns", "exec", work_ns, str(HOST_BIN), "--worker"], {**worker_env, "RANK": str(r)})
+         for r in range(4)], tmp_path, 120)
+    assert status == 0, out + err
     assert "[RUN]   'totals' PASS  shape=(4, 1, 512) dtype=torch.float32" in out
     assert ends == [("", "", 0)] * 4
 
@@ -344,3 +345,60 @@ def test_a_signal_sent_after_data_is_never_seen_before_the_data(host, tmp_path):
     proc = host("--ranks=process", "ordering.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[RUN]   'ys' PASS" in proc.stdout
+
+
+SHARED_OUTPUT = """
+import torch
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import TensorSpec, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+N, ROWS, COLS = 2, 128, 32
+
+
+@pl.jit.incore
+def write_mine(x: pl.Tensor[[ROWS, COLS], pl.FP32], cols: pl.Out[pl.Tensor[[ROWS, N], pl.FP32]],
+               rows: pl.Out[pl.Tensor[[N, COLS], pl.FP32]], me: pl.Scalar[pl.INT32]):
+    cols = pl.store(pl.mul(pl.load(x, [0, me], [ROWS, 1]), 2.0), [0, me], cols)
+    rows = pl.store(pl.add(pl.load(x, [me, 0], [1, COLS]), 1.0), [me, 0], rows)
+    return cols, rows
+
+
+@pl.jit
+def chip(x: pl.Tensor[[ROWS, COLS], pl.FP32], cols: pl.Out[pl.Tensor[[ROWS, N], pl.FP32]],
+         rows: pl.Out[pl.Tensor[[N, COLS], pl.FP32]], me: pl.Scalar[pl.INT32]):
+    return write_mine(x, cols, rows, me)
+
+
+@pl.jit.host
+def host(x: pl.Tensor[[ROWS, COLS], pl.FP32], cols: pl.Out[pl.Tensor[[ROWS, N], pl.FP32]],
+         rows: pl.Out[pl.Tensor[[N, COLS], pl.FP32]]):
+    for r in pl.range(pld.world_size()):
+        chip(x, cols, rows, r, device=r)
+
+
+def golden(v):
+    v["cols"][:] = v["x"][:, :N] * 2.0
+    v["rows"][:] = v["x"][:N] + 1.0
+
+
+result = run(fn=host, specs=[TensorSpec("x", [ROWS, COLS], torch.float32, init_value=torch.randn),
+                             TensorSpec("cols", [ROWS, N], torch.float32),
+                             TensorSpec("rows", [N, COLS], torch.float32)],
+             golden_fn=golden, rtol=0, atol=0,
+             config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
+raise SystemExit(0 if result.passed else 1)
+"""
+
+
+def test_ranks_writing_parts_of_one_host_tensor_keep_each_others_parts(host, tmp_path):
+    # Each rank writes every other element of `cols` (more runs than are sent as runs: a
+    # mask comes back) and one row of `rows` (one run); neither may undo the other's.
+    script = tmp_path / "shared_output.py"
+    script.write_text(SHARED_OUTPUT)
+    proc = host("--ranks=process", script)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'cols' PASS  shape=(128, 2) dtype=torch.float32" in proc.stdout
+    assert "[RUN]   'rows' PASS  shape=(2, 32) dtype=torch.float32" in proc.stdout

@@ -11,6 +11,17 @@
 #include <string>
 
 namespace pypto_golden::sim {
+namespace {
+
+// The bytes a view with these sizes and (non-negative) strides reaches from its first
+// element to the end of its last.
+int64_t reach_bytes(at::IntArrayRef sizes, at::IntArrayRef strides, int64_t element_size) {
+  int64_t last = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) last += (sizes[d] - 1) * strides[d];
+  return (last + 1) * element_size;
+}
+
+}  // namespace
 
 std::chrono::milliseconds wait_timeout_from_env() {
   return seconds_from_env("PYPTO_SIM_WAIT_TIMEOUT", std::chrono::milliseconds(5000));
@@ -88,10 +99,15 @@ int CommDomain::buffer_of(const at::Tensor& t, int rank) {
   return -1;
 }
 
+std::pair<int, int64_t> CommDomain::window_place(const at::Tensor& t, int rank, const char* noun) {
+  const std::pair<int, int64_t> place = place_of(t, rank);
+  if (place.first < 0)
+    throw KernelError(std::string("the ") + noun + " is not a view of a window buffer (a pld.DistributedTensor)");
+  return place;
+}
+
 at::Tensor CommDomain::peer_view(const at::Tensor& t, int rank, int peer) {
-  const int b = buffer_of(t, rank);
-  if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
-  return translate(t, b, rank, peer);
+  return translate(t, window_place(t, rank, "tensor").first, rank, peer);
 }
 
 at::Tensor CommDomain::on_rank(const at::Tensor& t, int rank) {
@@ -100,11 +116,9 @@ at::Tensor CommDomain::on_rank(const at::Tensor& t, int rank) {
 }
 
 at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer) {
-  int64_t last = 0;  // the furthest element the view reaches, in elements from its start
-  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
   const auto* p = static_cast<const uint8_t*>(t.const_data_ptr());
   const int64_t offset = p - transport_->map(rank, b);
-  if (offset + (last + 1) * static_cast<int64_t>(t.element_size()) > transport_->buffer_bytes(b))
+  if (offset + reach_bytes(t.sizes(), t.strides(), static_cast<int64_t>(t.element_size())) > transport_->buffer_bytes(b))
     throw KernelError("the view " + python_shape_repr(t.sizes()) + " runs past the end of its window buffer (" +
                       std::to_string(transport_->buffer_bytes(b)) + " bytes)");
   return at::from_blob(transport_->map(peer, b) + offset, t.sizes(), t.strides(), t.options());
@@ -115,8 +129,8 @@ void write_window(const at::Tensor& dst, const at::Tensor& value, bool add) {
   else dst.copy_(value);
 }
 
-void CommDomain::launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame) {
-  remote_->launch(rank, launch, k, frame);
+void CommDomain::launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound) {
+  remote_->launch(rank, launch, k, frame, bound);
 }
 
 std::pair<int, int64_t> CommDomain::place_of(const at::Tensor& t, int rank) {
@@ -129,9 +143,8 @@ at::Tensor CommDomain::view_at(int rank, int buffer, int64_t offset, at::IntArra
                                c10::ScalarType dtype) {
   if (buffer < 0 || buffer >= transport_->buffer_count())
     throw KernelError("window buffer " + std::to_string(buffer) + " does not exist on " + rank_name(rank));
-  int64_t last = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) last += (sizes[d] - 1) * strides[d];
-  if (offset < 0 || offset + (last + 1) * static_cast<int64_t>(c10::elementSize(dtype)) > transport_->buffer_bytes(buffer))
+  if (offset < 0 ||
+      offset + reach_bytes(sizes, strides, static_cast<int64_t>(c10::elementSize(dtype))) > transport_->buffer_bytes(buffer))
     throw KernelError("a view of " + std::to_string(sizes.size()) + " axes at byte " + std::to_string(offset) +
                       " runs past the end of window buffer " + std::to_string(buffer) + " (" +
                       std::to_string(transport_->buffer_bytes(buffer)) + " bytes)");
@@ -143,8 +156,7 @@ void CommDomain::read_peer(const at::Tensor& local, int rank, int peer, const at
     out.copy_(peer_view(local, rank, peer));
     return;
   }
-  const auto [b, offset] = place_of(local, rank);
-  if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
+  const auto [b, offset] = window_place(local, rank, "tensor");
   links_->read(peer, b, offset, local, out);
 }
 
@@ -153,8 +165,7 @@ void CommDomain::write_peer(const at::Tensor& local, int rank, int peer, const a
     write_window(peer_view(local, rank, peer), value, add);
     return;
   }
-  const auto [b, offset] = place_of(local, rank);
-  if (b < 0) throw KernelError("the tensor is not a view of a window buffer (a pld.DistributedTensor)");
+  const auto [b, offset] = window_place(local, rank, "tensor");
   links_->write(peer, b, offset, local, value, add);
 }
 
@@ -163,8 +174,7 @@ void CommDomain::notify_peer(const at::Tensor& slot, int rank, int peer, int32_t
     transport_->notify(peer_view(slot, rank, peer).data_ptr<int32_t>(), value, op);
     return;
   }
-  const auto [b, offset] = place_of(slot, rank);
-  if (b < 0) throw KernelError("the signal is not a view of a window buffer (a pld.DistributedTensor)");
+  const auto [b, offset] = window_place(slot, rank, "signal");
   links_->notify(peer, b, offset, value, op);
 }
 

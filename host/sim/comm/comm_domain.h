@@ -63,8 +63,9 @@ class CommDomain {
   // The host's side of ranks in worker processes: launches, allocations and join go to them.
   void set_remote(std::unique_ptr<RemoteRanks> remote) { remote_ = std::move(remote); }
   bool remote() const { return remote_ != nullptr; }
-  // LaunchStmt's launch when remote(): `launch` (launch `k` of `rank`) with the host's frame.
-  void launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame);
+  // LaunchStmt's launch when remote(): `launch` (launch `k` of `rank`) with the host's frame
+  // (`bound`: after LaunchStmt::bind_arguments).
+  void launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound);
   // A worker's window traffic to the ranks it does not hold (owned by the caller).
   void set_peer_links(PeerLinks* links) { links_ = links; }
 
@@ -118,6 +119,8 @@ class CommDomain {
  private:
   // The view `t` of buffer `b` at `rank`, in `peer`'s copy.
   at::Tensor translate(const at::Tensor& t, int b, int rank, int peer);
+  // place_of, or KernelError naming `noun` ("tensor", "signal") when `t` lies in no window.
+  std::pair<int, int64_t> window_place(const at::Tensor& t, int rank, const char* noun);
 
   std::vector<int> device_ids_;
   std::vector<Device*> devices_;

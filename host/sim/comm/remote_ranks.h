@@ -27,8 +27,8 @@ class RemoteRanks {
   // A new zeroed window buffer of `nbytes` on every rank.
   virtual void allocate(int64_t nbytes) = 0;
   // Starts `launch` (launch `k` of the rank in this dispatch) on `rank` with the host's
-  // `frame`; returns at once.
-  virtual void launch(int rank, const LaunchStmt& launch, int k, const Frame& frame) = 0;
+  // `frame` (`bound`: its argument bindings ran on the host); returns at once.
+  virtual void launch(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound) = 0;
   // Waits for every launch so far, with what they wrote of the host's tensors in place;
   // adds each rank's busy microseconds. The first failure comes back in `failure` with its
   // rank.

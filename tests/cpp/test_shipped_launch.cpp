@@ -1,0 +1,163 @@
+// What a chip launch ships to a rank in a worker process, and what comes back: the argument
+// bindings run on the host so a rank is sent its row, not the whole host tensor; a binding
+// that fails or makes a tensor of its own leaves the binding to the rank; changes come back
+// per element (granule), as runs of bytes or, past kMaxRuns, with a mask that keeps the
+// bytes the launch did not change.
+#include "ranks/changed_bytes.h"
+#include "ranks/shipped_frame.h"
+#include "sim/comm/comm_domain.h"
+#include "sim/device.h"
+#include "sim/program_loader.h"
+#include "sim/statements.h"
+
+#include <ATen/ATen.h>
+#include <doctest/doctest.h>
+
+#include <chrono>
+
+using namespace std::chrono_literals;
+using namespace pypto_golden;
+
+namespace {
+
+// A host program: for r in pl.range(2): chip(xs[r], <y>, device=r), the chip body only
+// reading its parameters. `y` is the second argument's expression.
+std::string host_program(const std::string& y) {
+  return R"({"format": "pypto-golden-sim", "version": 1, "source_file": "/k/host.py", "entry": "h", "devices": [0, 1],
+   "functions": [{"name": "h", "line": 1, "level": "host",
+     "params": [{"name": "xs", "kind": "tensor", "direction": "In", "shape": [4, 8], "dtype": "fp32"},
+                {"name": "ys", "kind": "tensor", "direction": "Out", "shape": [4, 8], "dtype": "fp32"}],
+     "slots": ["xs", "ys", "r", "chip.x", "chip.y"],
+     "body": [
+       {"s": "for", "line": 5, "kind": "range", "var": 2,
+        "start": {"e": "const", "dtype": "int64", "v": 0},
+        "stop": {"e": "const", "dtype": "int64", "v": 2},
+        "step": {"e": "const", "dtype": "int64", "v": 1},
+        "body": [{"s": "launch", "line": 6, "name": "chip", "rank": {"e": "var", "slot": 2}, "body": [
+          {"s": "assign", "line": 6, "slot": 3, "value": {"e": "subscript", "text": "xs[r]",
+            "base": {"e": "var", "slot": 0}, "index": [{"k": "index", "v": {"e": "var", "slot": 2}}]}},
+          {"s": "assign", "line": 6, "slot": 4, "value": )" + y + R"(},
+          {"s": "expr", "line": 9, "value": {"e": "var", "slot": 3}},
+          {"s": "expr", "line": 9, "value": {"e": "var", "slot": 4}}]}]},
+       {"s": "join", "line": 10}]}]})";
+}
+
+struct Host {
+  std::unique_ptr<sim::Program> program;
+  sim::Device d0{0, {}}, d1{1, {}};
+  sim::CommDomain domain{{0, 1}, {&d0, &d1}, 1000ms};
+  at::Tensor xs = at::arange(32, at::kFloat).view({4, 8});
+  at::Tensor ys = at::zeros({4, 8}, at::kFloat);
+  sim::Frame frame;
+
+  explicit Host(const std::string& y) : program(sim::parse_program(host_program(y), "host")) {
+    frame.function = &program->entry();
+    frame.device = &d0;
+    frame.slots.resize(program->entry().slot_names.size());
+    frame.slots[0] = sim::Value::from_tensor(xs);
+    frame.slots[1] = sim::Value::from_tensor(ys);
+    frame.slots[2] = sim::Value::from_int(1);
+  }
+  const sim::LaunchStmt& launch() const { return *program->launches.at(0); }
+};
+
+const std::string kRowOfYs =
+    R"({"e": "subscript", "text": "ys[r]", "base": {"e": "var", "slot": 1}, "index": [{"k": "index", "v": {"e": "var", "slot": 2}}]})";
+
+}  // namespace
+
+TEST_CASE("bound on the host, a launch ships the rows its arguments view, not the whole host tensors") {
+  Host host(kRowOfYs);
+  CHECK(host.launch().reads(false) == std::vector<int>{0, 1, 2, 3, 4});
+  CHECK(host.launch().reads(true) == std::vector<int>{3, 4});  // the bound parameters
+
+  sim::Frame chip = host.frame;
+  REQUIRE(host.launch().bind_arguments(chip));
+  const ranks::ShippedFrame bound = ranks::pack_frame(chip, host.launch().reads(true), host.domain);
+  REQUIRE(bound.regions.size() == 2);
+  CHECK(ranks::region_bytes(bound.text) == std::vector<int64_t>{32, 32});
+  CHECK(ranks::region_granules(bound.text) == std::vector<int64_t>{4, 4});
+  const void* row1 = host.xs[1].data_ptr();
+  CHECK((bound.regions[0].data_ptr() == row1 || bound.regions[1].data_ptr() == row1));
+
+  const ranks::ShippedFrame whole = ranks::pack_frame(host.frame, host.launch().reads(false), host.domain);
+  CHECK(ranks::region_bytes(whole.text) == std::vector<int64_t>{128, 128});
+}
+
+TEST_CASE("a binding that fails is left to the rank; a computed argument ends the bindings") {
+  SUBCASE("an index out of range: the rank reports it, as a rank thread does") {
+    Host host(R"({"e": "subscript", "text": "ys[7]", "base": {"e": "var", "slot": 1},
+                  "index": [{"k": "index", "v": {"e": "const", "dtype": "int64", "v": 7}}]})");
+    sim::Frame chip = host.frame;
+    CHECK_FALSE(host.launch().bind_arguments(chip));
+  }
+  SUBCASE("a computed tensor: made by the rank when the launch starts there, from the whole xs") {
+    Host host(R"({"e": "call", "op": "add", "args": [{"e": "var", "slot": 0}, {"e": "var", "slot": 0}], "kwargs": {}})");
+    CHECK(host.launch().reads(true) == std::vector<int>{0, 3, 4});
+    sim::Frame chip = host.frame;
+    REQUIRE(host.launch().bind_arguments(chip));
+    const ranks::ShippedFrame bound = ranks::pack_frame(chip, host.launch().reads(true), host.domain);
+    CHECK(ranks::region_bytes(bound.text) == std::vector<int64_t>{128});  // xs, whose row chip.x views
+  }
+}
+
+TEST_CASE("granule: the bytes one element write covers") {
+  CHECK(ranks::granule_of(4, 0, 8) == 4);
+  CHECK(ranks::granule_of(4, 2, 8) == 2);   // a view starting mid-element of another
+  CHECK(ranks::granule_of(8, 16, 8) == 8);
+  CHECK(ranks::granule_of(2, 64, 4) == 2);  // fp32 and bf16 views of one region
+  CHECK(ranks::granule_of(16, 0, 8) == 8);  // at most 8
+  CHECK(ranks::effective_granule(12, 8) == 1);
+  CHECK(ranks::effective_granule(16, 8) == 8);
+}
+
+TEST_CASE("changes come back per element, as runs that view the worker's bytes") {
+  const at::Tensor before = at::zeros({10000}, at::kFloat).view(at::kByte);
+  SUBCASE("nothing changed") { CHECK_FALSE(ranks::find_changes(before.clone(), before, 4)); }
+  SUBCASE("1.0 over 0.0 keeps two of its bytes; the element comes back whole") {
+    at::Tensor now = before.clone();
+    now.view(at::kFloat)[2] = 1.0f;
+    const auto whole = ranks::find_changes(now, before, 4);
+    REQUIRE(whole);
+    CHECK(whole->runs.size(0) == 1);
+    CHECK(whole->runs[0][0].item<int64_t>() == 8);
+    CHECK(whole->runs[0][1].item<int64_t>() == 4);
+    const auto bytes = ranks::find_changes(now, before, 1);
+    REQUIRE(bytes);
+    CHECK(bytes->runs[0][0].item<int64_t>() == 10);
+    CHECK(bytes->runs[0][1].item<int64_t>() == 2);
+  }
+  SUBCASE("runs, past equal stretches longer than a compared block") {
+    at::Tensor now = before.clone();
+    now.view(at::kFloat).narrow(0, 1, 3).fill_(2.0f);
+    now.view(at::kFloat)[9000] = -1.0f;
+    now.view(at::kFloat)[9999] = 5.0f;
+    const auto changes = ranks::find_changes(now, before, 4);
+    REQUIRE(changes);
+    CHECK(at::equal(changes->runs, at::tensor({4, 12, 36000, 4, 39996, 4}, at::kLong).view({3, 2})));
+    REQUIRE(changes->pieces.size() == 3);
+    CHECK(changes->pieces[1].data_ptr() == static_cast<void*>(now.data_ptr<uint8_t>() + 36000));
+    CHECK(changes->pieces[2].numel() == 4);
+  }
+}
+
+TEST_CASE("past kMaxRuns a mask comes back, and only the changed elements are written") {
+  const int64_t n = 4 * ranks::kMaxRuns;
+  const at::Tensor before = at::zeros({n}, at::kFloat).view(at::kByte);
+  at::Tensor now = before.clone();
+  now.view(at::kFloat).slice(0, 0, n, 2).fill_(3.0f);  // every other element: 2 * kMaxRuns runs
+  const auto changes = ranks::find_changes(now, before, 4);
+  REQUIRE(changes);
+  CHECK_FALSE(changes->runs.defined());
+  REQUIRE(changes->mask.numel() == n);
+  CHECK(changes->mask[0].item<bool>());
+  CHECK_FALSE(changes->mask[1].item<bool>());
+  // The host's odd elements were written by another rank meanwhile: they stay.
+  at::Tensor host = at::full({n}, 7.0f).view(at::kByte);
+  ranks::apply_mask(*changes, host, 4);
+  const at::Tensor values = host.view(at::kFloat);
+  CHECK(values[0].item<float>() == 3.0f);
+  CHECK(values[1].item<float>() == 7.0f);
+  CHECK(values[n - 2].item<float>() == 3.0f);
+  CHECK(values[n - 1].item<float>() == 7.0f);
+}
