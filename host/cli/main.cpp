@@ -71,6 +71,14 @@ int run_worker(const HostOptions& o, const char* program_name) {
   }
   w.rank = o.rank;
   w.world_size = o.world_size;
+  // A worker on another machine has no host watching its memory there.
+  static_assert(ranks::kWorkerOutOfMemory == kOutOfMemoryStatus);
+  try {
+    start_memory_guard("pypto-golden --worker");
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "pypto-golden --worker: %s\n", e.what());
+    return ranks::kWorkerRefused;
+  }
   ScriptRun run;
   run.program_name = program_name;
   run.python_executable = PYPTO_GOLDEN_PYTHON_EXECUTABLE;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <thread>
@@ -21,20 +22,30 @@ uint64_t floor_bytes(uint64_t total) {
   return std::min<uint64_t>(512ull << 20, std::max<uint64_t>(64ull << 20, one_percent));
 }
 
-uint64_t resident_bytes() {
-  std::ifstream statm("/proc/self/statm");
+uint64_t resident_bytes(const std::string& process) {
+  std::ifstream statm("/proc/" + process + "/statm");
   uint64_t size = 0, resident = 0;
-  statm >> size >> resident;
+  statm >> size >> resident;  // 0 for a child that has just ended
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
-MemoryState memory_state(uint64_t resident) {
+MemoryState with_machine(MemoryState state) {
   const MachineMemory m = machine_memory();  // the machine's, or its cgroup's when tighter
-  return MemoryState{resident, m.total, m.available};
+  state.total = m.total;
+  state.available = m.available;
+  return state;
 }
 
-[[noreturn]] void stop(const std::string& message) {
-  const std::string line = "pypto-golden: " + message + "\n";
+std::string holds_text(const MemoryState& state) {
+  std::string text = "the run holds " + bytes_text(state.resident);
+  if (state.children > 0)
+    text += " (" + bytes_text(state.children_resident) + " of it in its " + std::to_string(state.children) +
+            (state.children == 1 ? " child process)" : " child processes)");
+  return text;
+}
+
+[[noreturn]] void stop(const std::string& who, const std::string& message) {
+  const std::string line = who + ": " + message + "\n";
   // Another thread runs the script: no stream, no lock, and no clean-up that could allocate.
   ssize_t written = ::write(STDERR_FILENO, line.data(), line.size());
   (void)written;
@@ -42,6 +53,24 @@ MemoryState memory_state(uint64_t resident) {
 }
 
 }  // namespace
+
+MemoryState run_resident() {
+  MemoryState state;
+  state.resident = resident_bytes("self");
+  // Every thread's children: a rank worker is forked by the thread of the run that needs it.
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::ifstream children(task.path() / "children");
+    std::string pid;
+    while (children >> pid) {
+      const uint64_t bytes = resident_bytes(pid);
+      ++state.children;
+      state.children_resident += bytes;
+      state.resident += bytes;
+    }
+  }
+  return state;
+}
 
 MemoryGuardSetting parse_memory_guard(const char* raw) {
   MemoryGuardSetting setting;
@@ -64,30 +93,29 @@ std::string memory_guard_verdict(const MemoryGuardSetting& setting, const Memory
   if (setting.off) return "";
   if (setting.limit) {
     if (state.resident <= *setting.limit) return "";
-    return "out of memory: the run holds " + bytes_text(state.resident) + ", more than PYPTO_GOLDEN_MEMORY_GUARD=" +
+    return "out of memory: " + holds_text(state) + ", more than PYPTO_GOLDEN_MEMORY_GUARD=" +
            bytes_text(*setting.limit) + "; stopped (exit status " + std::to_string(kOutOfMemoryStatus) + ")";
   }
   if (state.total == 0 || state.available >= floor_bytes(state.total) || state.resident < state.total / 2) return "";
   return "out of memory: " + bytes_text(state.available) + " of this machine's " + bytes_text(state.total) +
-         " are left and the run holds " + bytes_text(state.resident) +
+         " are left and " + holds_text(state) +
          "; stopped before the kernel's OOM killer ends it without a word (exit status " +
          std::to_string(kOutOfMemoryStatus) + "; PYPTO_GOLDEN_MEMORY_GUARD=off turns this check off, =SIZE stops "
          "the run at SIZE instead)";
 }
 
-void start_memory_guard() {
+void start_memory_guard(const std::string& who) {
   const MemoryGuardSetting setting = parse_memory_guard(std::getenv("PYPTO_GOLDEN_MEMORY_GUARD"));
   if (setting.off) return;
-  std::thread([setting] {
-    const uint64_t total = memory_state(0).total;  // the machine's, or its cgroup's limit
+  std::thread([setting, who] {
+    const uint64_t total = machine_memory().total;  // the machine's, or its cgroup's limit
     for (;;) {
-      const uint64_t resident = resident_bytes();
+      const MemoryState run = run_resident();
       // /proc/meminfo costs more than statm: it is read once the run holds half the memory.
-      const bool close = setting.limit ? true : resident >= total / 2;
+      const bool close = setting.limit ? true : run.resident >= total / 2;
       if (close) {
-        const std::string verdict =
-            memory_guard_verdict(setting, setting.limit ? MemoryState{resident, total, 0} : memory_state(resident));
-        if (!verdict.empty()) stop(verdict);
+        const std::string verdict = memory_guard_verdict(setting, setting.limit ? run : with_machine(run));
+        if (!verdict.empty()) stop(who, verdict);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(close ? 10 : 50));
     }

@@ -24,18 +24,26 @@ struct MemoryGuardSetting {
 MemoryGuardSetting parse_memory_guard(const char* raw);
 
 // Memory as the guard sees it: the run's resident bytes, and the bytes of memory there are
-// and are left (the machine's, or its cgroup's when that is tighter).
+// and are left (the machine's, or its cgroup's when that is tighter). The run is this
+// process and its child processes (the rank workers of --ranks=process): `children` of
+// them hold `children_resident` of `resident`.
 struct MemoryState {
   uint64_t resident = 0;
   uint64_t total = 0;
   uint64_t available = 0;
+  int children = 0;
+  uint64_t children_resident = 0;
 };
+
+// The run's resident bytes now: this process's and its children's (`children` and
+// `children_resident` of the state; `total` and `available` left 0).
+MemoryState run_resident();
 
 // The message the run stops with in `state`, or "" when it goes on.
 std::string memory_guard_verdict(const MemoryGuardSetting& setting, const MemoryState& state);
 
-// Starts the guard's watch thread (nothing when it is off). Throws std::invalid_argument for
-// a malformed PYPTO_GOLDEN_MEMORY_GUARD.
-void start_memory_guard();
+// Starts the guard's watch thread (nothing when it is off); its message starts with `who`.
+// Throws std::invalid_argument for a malformed PYPTO_GOLDEN_MEMORY_GUARD.
+void start_memory_guard(const std::string& who = "pypto-golden");
 
 }  // namespace pypto_golden

@@ -53,6 +53,8 @@ enum class MessageKind : int64_t {
   Notify = 14,   // worker -> worker: [buffer, offset, value, op]
   Check = 15,    // host -> worker, after a dispatch: which waited signals are still set
   CheckReply = 16,  // worker -> host: [text bytes]; payload: signal_left_set()
+  HoldClock = 17,   // host -> worker: [+1 | -1]: a rank's launch has not started yet (WindowTransport::hold_clock)
+  Started = 18,     // worker -> host: [launch id]: the launch has its data and runs now
 };
 
 struct MessageHeader {

@@ -1,5 +1,7 @@
 #include "ranks/local_workers.h"
 
+#include "ranks/rank_worker.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -25,8 +27,11 @@ std::string describe_wait_status(int status) {
 }
 
 std::string describe_worker_end(const WorkerEnd& end) {
-  return "rank " + std::to_string(end.rank) + " (pid " + std::to_string(end.pid) + " on this machine) " +
-         describe_wait_status(end.status);
+  std::string text = "rank " + std::to_string(end.rank) + " (pid " + std::to_string(end.pid) + " on this machine) " +
+                     describe_wait_status(end.status);
+  if (WIFEXITED(end.status) && WEXITSTATUS(end.status) == kWorkerOutOfMemory)
+    text += ": its memory guard stopped it, out of memory (its message is above)";
+  return text;
 }
 
 LocalWorkers::LocalWorkers(const std::string& executable, const StoreAddress& store, int world_size) {

@@ -36,6 +36,19 @@ at::Tensor geometry(const at::Tensor& view) {
   return g;
 }
 
+// Waits on this rank stand still while data for it arrives from a peer: that peer is at
+// work, and a large put takes longer than a wait's timeout on a slow network.
+class ClockHeld {
+ public:
+  explicit ClockHeld(sim::WindowTransport& transport) : transport_(transport) { transport_.hold_clock(1); }
+  ~ClockHeld() { transport_.hold_clock(-1); }
+  ClockHeld(const ClockHeld&) = delete;
+  ClockHeld& operator=(const ClockHeld&) = delete;
+
+ private:
+  sim::WindowTransport& transport_;
+};
+
 // Byte buffers the size of a launch's regions, kept from one launch to the next: the first
 // write to a fresh allocation of tens of MiB costs a page fault per 4 KiB, more than
 // receiving the bytes does.
@@ -121,6 +134,9 @@ class Runtime : public sim::PeerLinks {
           break;
         case MessageKind::Abort:
           domain().transport().abort();
+          break;
+        case MessageKind::HoldClock:
+          domain().transport().hold_clock(static_cast<int>(h.args[0]));
           break;
         case MessageKind::Check: {
           // The dispatch is over (the host has every launch's result): its waits start over.
@@ -270,6 +286,7 @@ class Runtime : public sim::PeerLinks {
       frame.device = device_.get();
       frame.slots.resize(program_->entry().slot_names.size());
       unpack_frame(frame_text, regions, *domain_, rank_, frame);
+      group_.post(host_, MessageHeader{MessageKind::Started, {id}});
       const auto start = std::chrono::steady_clock::now();
       program_->launches.at(static_cast<size_t>(index))->run_chip(frame, rank_, k, bound);
       busy_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
@@ -321,6 +338,7 @@ class Runtime : public sim::PeerLinks {
     const auto value_type = static_cast<c10::ScalarType>(h.args[5]);
     const at::Tensor view = domain().view_at(rank_, static_cast<int>(h.args[0]), h.args[1], sizes, strides,
                                              static_cast<c10::ScalarType>(h.args[3]));
+    ClockHeld arriving(domain().transport());
     if (h.args[4] == 0 && value_type == view.scalar_type() && view.is_contiguous()) {
       group_.receive_payload(source, view);  // a plain write: straight into the window
       return;
@@ -347,7 +365,10 @@ class Runtime : public sim::PeerLinks {
       gets_.erase(it);
     }
     at::Tensor data = at::empty(pending.out.sizes(), pending.out.options());
-    group_.receive_payload(source, data);
+    {
+      ClockHeld arriving(domain().transport());
+      group_.receive_payload(source, data);
+    }
     pending.out.copy_(data);
     pending.arrived.set_value();
   }

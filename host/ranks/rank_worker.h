@@ -13,6 +13,7 @@ namespace pypto_golden::ranks {
 constexpr int kWorkerStopped = 0;    // the host stopped it
 constexpr int kWorkerLostHost = 1;   // the host's store went away
 constexpr int kWorkerRefused = 2;    // bad options, unreachable store, refused at rendezvous
+constexpr int kWorkerOutOfMemory = 3;  // its memory guard stopped it (cli/memory_guard.h)
 
 struct WorkerOptions {
   std::optional<StoreAddress> store;  // --store, else MASTER_ADDR / MASTER_PORT

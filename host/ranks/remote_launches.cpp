@@ -125,7 +125,19 @@ class RemoteLaunches : public sim::RemoteRanks {
     int rank = -1;
     std::vector<at::Tensor> regions;  // views of the host's memory
     std::vector<int64_t> granules;
+    bool holding = false;  // the ranks' clocks are held for it (from its data until it starts)
   };
+
+  // Holds (or lets go) every rank's wait clock for launch `id`, once each way.
+  void hold_clocks(int64_t id, bool hold) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = launches_.find(id);
+      if (it == launches_.end() || it->second.holding == hold) return;
+      it->second.holding = hold;
+    }
+    post_to_ranks(MessageHeader{MessageKind::HoldClock, {hold ? 1 : -1}});
+  }
 
   GlooGroup& group() { return ranks_->group(); }
 
@@ -177,10 +189,16 @@ class RemoteLaunches : public sim::RemoteRanks {
             std::lock_guard<std::mutex> lock(mu_);
             data = launches_.at(id).regions;
           }
+          // The ranks' waits stand still until the launch has started: whatever they wait
+          // for from this rank cannot come before (its data may take seconds to arrive).
+          hold_clocks(id, true);
           group().post(source, MessageHeader{MessageKind::Data, {id}}, std::move(data));
+        } else if (h.kind == MessageKind::Started) {
+          hold_clocks(id, false);
         } else if (h.kind == MessageKind::Result) {
           receive_result(source, h);
         } else if (h.kind == MessageKind::Error) {
+          hold_clocks(id, false);
           fail(source, group().receive_text(source, h.args[1]));
           post_to_ranks(MessageHeader{MessageKind::Abort, {}});
           finish(id);

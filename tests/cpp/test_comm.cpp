@@ -50,6 +50,34 @@ TEST_CASE("a notify from another thread satisfies a wait; Set and AtomicAdd") {
   CHECK(t.wait(slot, 9, WaitCmp::Eq, 10ms).satisfied);
 }
 
+TEST_CASE("a held clock stops waits' timeouts: a notify after a long hold still satisfies a short wait") {
+  InProcessTransport t(2);
+  auto* slot = reinterpret_cast<int32_t*>(t.map(1, t.allocate(4)));
+  t.hold_clock(1);  // a peer's launch data is on its way
+  std::thread peer([&] {
+    std::this_thread::sleep_for(300ms);
+    t.notify(slot, 1, NotifyOp::AtomicAdd);
+    std::this_thread::sleep_for(50ms);
+    t.hold_clock(-1);
+  });
+  CHECK(t.wait(slot, 1, WaitCmp::Ge, 100ms).satisfied);
+  peer.join();
+  // Let go, the clock runs again: a wait that is never satisfied ends after its timeout,
+  // counted from the release.
+  t.hold_clock(1);
+  std::thread release([&] {
+    std::this_thread::sleep_for(200ms);
+    t.hold_clock(-1);
+  });
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = t.wait(slot, 2, WaitCmp::Ge, 100ms);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  release.join();
+  CHECK_FALSE(r.satisfied);
+  CHECK(r.found == 1);
+  CHECK(waited >= 300ms);
+}
+
 TEST_CASE("a wait that is never satisfied ends at its timeout with the value it found") {
   InProcessTransport t(1);
   auto* slot = reinterpret_cast<int32_t*>(t.map(0, t.allocate(4)));

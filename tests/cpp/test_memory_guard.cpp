@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -60,6 +63,42 @@ TEST_CASE("the guard stops a run past its size, or holding most of a machine tha
   MemoryGuardSetting off;
   off.off = true;
   CHECK(memory_guard_verdict(off, {22 * GiB, 24 * GiB, 1 * MiB}) == "");
+}
+
+TEST_CASE("the run's memory counts its child processes (rank workers), and says how much is theirs") {
+  MemoryGuardSetting size;
+  size.limit = 300 * MiB;
+  CHECK(memory_guard_verdict(size, {512 * MiB, 24 * GiB, 20 * GiB, 4, 300 * MiB}) ==
+        "out of memory: the run holds 512.0 MiB (300.0 MiB of it in its 4 child processes), more than "
+        "PYPTO_GOLDEN_MEMORY_GUARD=300.0 MiB; stopped (exit status 3)");
+  CHECK(memory_guard_verdict(MemoryGuardSetting{}, {22 * GiB, 24 * GiB, 100 * MiB, 1, 20 * GiB}) ==
+        "out of memory: 100.0 MiB of this machine's 24.0 GiB are left and the run holds 22.0 GiB (20.0 GiB of it "
+        "in its 1 child process); stopped before the kernel's OOM killer ends it without a word (exit status 3; "
+        "PYPTO_GOLDEN_MEMORY_GUARD=off turns this check off, =SIZE stops the run at SIZE instead)");
+
+  // A real child holding 64 MiB: only system calls after fork (this process has threads).
+  const MemoryState before = run_resident();
+  CHECK(before.resident > 0);
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    void* block = ::mmap(nullptr, 64 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    for (uint64_t k = 0; block != MAP_FAILED && k < 64 * MiB; k += 4096) static_cast<char*>(block)[k] = 1;
+    (void)!::write(ready[1], "x", 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char byte = 0;
+  REQUIRE(::read(ready[0], &byte, 1) == 1);
+  const MemoryState with_child = run_resident();
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  ::close(ready[0]);
+  ::close(ready[1]);
+  CHECK(with_child.children == before.children + 1);
+  CHECK(with_child.children_resident >= before.children_resident + 64 * MiB);
+  CHECK(with_child.resident >= with_child.children_resident + 64 * MiB / 2);  // this process's own share too
 }
 
 namespace {

@@ -86,6 +86,9 @@ TEST_CASE("how a worker ended, from its wait status") {
   CHECK(describe_wait_status(SIGSEGV | 0x80) == "was killed by signal 11 (SIGSEGV)");  // with a core dump
   CHECK(describe_worker_end(WorkerEnd{1, 4242, SIGKILL}) ==
         "rank 1 (pid 4242 on this machine) was killed by signal 9 (SIGKILL)");
+  CHECK(describe_worker_end(WorkerEnd{0, 7, 3 << 8}) ==
+        "rank 0 (pid 7 on this machine) exited with status 3: its memory guard stopped it, out of memory (its "
+        "message is above)");
 }
 
 TEST_CASE("the rank store: served, reached, and not reached") {

@@ -3,6 +3,7 @@ machine, they join its rank store and form a Gloo group with it, data goes to ea
 and every one is stopped and reaped; a worker that dies is named."""
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -402,3 +403,82 @@ def test_ranks_writing_parts_of_one_host_tensor_keep_each_others_parts(host, tmp
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[RUN]   'cols' PASS  shape=(128, 2) dtype=torch.float32" in proc.stdout
     assert "[RUN]   'rows' PASS  shape=(2, 32) dtype=torch.float32" in proc.stdout
+
+
+def test_the_memory_guard_counts_the_workers_and_guards_a_worker_on_its_own(host, tmp_path):
+    # The host (~250 MiB here) is under the size, with its two workers (~200 MiB each) it
+    # is over: the run stops with one message that says how much the workers hold.
+    (tmp_path / "stuck.py").write_text(STUCK)
+    proc = host("--ranks=process", "stuck.py", env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="450M"))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert re.fullmatch(r"pypto-golden: out of memory: the run holds \d+\.\d MiB \(\d+\.\d MiB of it in its 2 "
+                        r"child processes\), more than PYPTO_GOLDEN_MEMORY_GUARD=450\.0 MiB; stopped \(exit status "
+                        r"3\)", proc.stderr.splitlines()[-1]), proc.stderr
+    # A worker on another machine guards its own memory there.
+    worker = [str(HOST_BIN), "--worker", "--store", "127.0.0.1:9", "--rank", "0", "--world-size", "1"]
+    proc = subprocess.run(worker, capture_output=True, text=True, timeout=60,
+                          env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="1M"))
+    assert proc.returncode == 3
+    assert re.fullmatch(r"pypto-golden --worker: out of memory: the run holds \d+\.\d MiB, more than "
+                        r"PYPTO_GOLDEN_MEMORY_GUARD=1\.0 MiB; stopped \(exit status 3\)\n", proc.stderr), proc.stderr
+    proc = subprocess.run(worker, capture_output=True, text=True, timeout=60,
+                          env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="lots"))
+    assert (proc.returncode, proc.stderr) == (2, "pypto-golden --worker: PYPTO_GOLDEN_MEMORY_GUARD must be 'off' or a "
+                                                 "positive byte count, optionally with a K, M, G or T suffix (e.g. "
+                                                 "16G), got 'lots'\n")
+
+
+SLOW_DATA = """
+import torch
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import TensorSpec, exit_on_failure, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+ROWS, COLS = 32 * 1024, 1024  # 128 MiB of fp32 per rank
+
+
+@pl.jit.incore
+def step(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]],
+         sig: pld.DistributedTensor[[1, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
+    if me == 1:
+        pld.system.notify(sig, peer=0, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    else:
+        pld.system.wait(sig, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        pld.system.notify(sig, peer=0, offsets=[0, 0], value=0, op=pld.NotifyOp.Set)
+    return pl.store(pl.load(x, [0, 0], [1, COLS]), [0, 0], y)
+
+
+@pl.jit
+def chip(x: pl.Tensor[[ROWS, COLS], pl.FP32], y: pl.Out[pl.Tensor[[1, COLS], pl.FP32]],
+         sig: pld.DistributedTensor[[1, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
+    return step(x, y, sig, me)
+
+
+@pl.jit.host
+def host(xs: pl.Tensor[[2, ROWS, COLS], pl.FP32], ys: pl.Out[pl.Tensor[[2, 1, COLS], pl.FP32]]):
+    buf = pld.alloc_window_buffer(4)
+    for r in pl.range(pld.world_size()):
+        sig = pld.window(buf, [1, 1], dtype=pl.INT32)
+        chip(xs[r], ys[r], sig, r, device=r)
+
+
+def golden(v):
+    v["ys"][:] = v["xs"][:, :1]
+
+
+exit_on_failure(run(fn=host, specs=[TensorSpec("xs", [2, ROWS, COLS], torch.float32, init_value=torch.randn),
+                                    TensorSpec("ys", [2, 1, COLS], torch.float32)],
+                    golden_fn=golden, rtol=0, atol=0,
+                    config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1]))))
+"""
+
+
+def test_a_wait_does_not_time_out_while_a_peers_launch_data_is_on_its_way(host, tmp_path):
+    # Rank 0 gets its 128 MiB first and waits for rank 1, whose own 128 MiB take longer to
+    # arrive than the wait's 20 ms: the wait's clock stands still until they are out.
+    (tmp_path / "slow_data.py").write_text(SLOW_DATA)
+    proc = host("--ranks=process", "slow_data.py", env=clean_env(tmp_path, PYPTO_SIM_WAIT_TIMEOUT="0.02"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'ys' PASS  shape=(2, 1, 1024) dtype=torch.float32" in proc.stdout

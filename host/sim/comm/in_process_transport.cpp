@@ -46,14 +46,17 @@ void InProcessTransport::notify(int32_t* slot, int32_t value, NotifyOp op) {
 
 WaitResult InProcessTransport::wait(const int32_t* slot, int32_t expected, WaitCmp cmp,
                                     std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto holds = [&] { return cmp == WaitCmp::Eq ? *slot == expected : *slot >= expected; };
   std::unique_lock<std::mutex> lock(mu_);
+  const auto start = std::chrono::steady_clock::now();
+  const auto held_at_start = held_total(start);
   while (!holds() && !aborted_) {
     const auto now = std::chrono::steady_clock::now();
-    if (now >= deadline) break;
+    // The timeout runs only while the clock is not held.
+    const auto spent = (now - start) - (held_total(now) - held_at_start);
+    if (spent >= timeout) break;
     // Short slices: Ctrl-C is noticed while a rank waits.
-    changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(50)));
+    changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(timeout - spent, std::chrono::milliseconds(50)));
     if (interrupt_requested()) break;
   }
   WaitResult r;
@@ -61,6 +64,21 @@ WaitResult InProcessTransport::wait(const int32_t* slot, int32_t expected, WaitC
   r.aborted = !r.satisfied && aborted_;
   r.found = *slot;
   return r;
+}
+
+void InProcessTransport::hold_clock(int delta) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (clock_holds_ == 0 && delta > 0) held_since_ = now;
+    clock_holds_ += delta;
+    if (clock_holds_ == 0 && delta < 0) held_total_ += now - held_since_;
+  }
+  changed_.notify_all();  // waits take up their timeouts again
+}
+
+std::chrono::steady_clock::duration InProcessTransport::held_total(std::chrono::steady_clock::time_point now) const {
+  return held_total_ + (clock_holds_ > 0 ? now - held_since_ : std::chrono::steady_clock::duration::zero());
 }
 
 void InProcessTransport::abort() {

@@ -8,6 +8,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <vector>
@@ -29,6 +30,7 @@ class InProcessTransport : public WindowTransport {
   void notify(int32_t* slot, int32_t value, NotifyOp op) override;
   WaitResult wait(const int32_t* slot, int32_t expected, WaitCmp cmp, std::chrono::milliseconds timeout) override;
   void abort() override;
+  void hold_clock(int delta) override;
 
  private:
   int world_size_;
@@ -36,6 +38,11 @@ class InProcessTransport : public WindowTransport {
   mutable std::mutex mu_;
   std::condition_variable changed_;
   bool aborted_ = false;
+  // hold_clock: how long the clock has been held in all, and since when it is held now.
+  int clock_holds_ = 0;
+  std::chrono::steady_clock::duration held_total_{};
+  std::chrono::steady_clock::time_point held_since_;
+  std::chrono::steady_clock::duration held_total(std::chrono::steady_clock::time_point now) const;  // mu_ held
   std::vector<std::vector<at::Tensor>> buffers_;  // [buffer][rank], uint8 (undefined: not held)
   std::vector<int64_t> bytes_;                     // [buffer]
 };

@@ -39,6 +39,10 @@ class WindowTransport {
   virtual WaitResult wait(const int32_t* slot, int32_t expected, WaitCmp cmp, std::chrono::milliseconds timeout) = 0;
   // A rank failed: every wait, now and later, returns at once.
   virtual void abort() = 0;
+  // While the clock is held (+1 holds it, -1 lets go; holds nest), waits' timeouts do not
+  // run: with ranks in processes, a peer whose launch is still receiving its data from the
+  // host has not started, however long that takes, and cannot have notified yet.
+  virtual void hold_clock(int delta) = 0;
 };
 
 }  // namespace pypto_golden::sim
