@@ -55,6 +55,7 @@ enum class MessageKind : int64_t {
   CheckReply = 16,  // worker -> host: [text bytes]; payload: signal_left_set()
   HoldClock = 17,   // host -> worker: [+1 | -1]: a rank's launch has not started yet (WindowTransport::hold_clock)
   Started = 18,     // worker -> host: [launch id]: the launch has its data and runs now
+  Credit = 19,      // host -> worker: [launch id, ms]: a peer's launch started this much after it (set_wait_credit)
 };
 
 struct MessageHeader {

@@ -138,6 +138,10 @@ class Runtime : public sim::PeerLinks {
         case MessageKind::HoldClock:
           domain().transport().hold_clock(static_cast<int>(h.args[0]));
           break;
+        case MessageKind::Credit:
+          // For the launch running now: a later one starts with none.
+          if (h.args[0] == running_) domain().transport().set_wait_credit(std::chrono::milliseconds(h.args[1]));
+          break;
         case MessageKind::Check: {
           // The dispatch is over (the host has every launch's result): its waits start over.
           const std::string left = domain().signal_left_set();
@@ -286,6 +290,8 @@ class Runtime : public sim::PeerLinks {
       frame.device = device_.get();
       frame.slots.resize(program_->entry().slot_names.size());
       unpack_frame(frame_text, regions, *domain_, rank_, frame);
+      domain_->transport().set_wait_credit(std::chrono::milliseconds(0));
+      running_ = id;
       group_.post(host_, MessageHeader{MessageKind::Started, {id}});
       const auto start = std::chrono::steady_clock::now();
       program_->launches.at(static_cast<size_t>(index))->run_chip(frame, rank_, k, bound);
@@ -385,6 +391,7 @@ class Runtime : public sim::PeerLinks {
   std::map<int64_t, PendingData> data_;  // by launch id
   std::map<int64_t, PendingGet> gets_;   // by request
   std::atomic<int64_t> next_request_{1};
+  std::atomic<int64_t> running_{0};  // the launch on this rank's thread (its id), 0: none
   BufferPool buffers_;
 };
 

@@ -12,9 +12,11 @@
 #include <ATen/ATen.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 namespace pypto_golden::ranks {
@@ -73,7 +75,7 @@ class RemoteLaunches : public sim::RemoteRanks {
     {
       std::lock_guard<std::mutex> lock(mu_);
       id = next_id_++;
-      launches_[id] = Pending{rank, std::move(shipped.regions), std::move(shipped.granules)};
+      launches_[id] = Pending{rank, std::move(shipped.regions), std::move(shipped.granules), false, std::nullopt};
     }
     group().post(rank, MessageHeader{MessageKind::Launch,
                                      {launch.index(), k, id, static_cast<int64_t>(text.size()), bound ? 1 : 0}},
@@ -126,7 +128,28 @@ class RemoteLaunches : public sim::RemoteRanks {
     std::vector<at::Tensor> regions;  // views of the host's memory
     std::vector<int64_t> granules;
     bool holding = false;  // the ranks' clocks are held for it (from its data until it starts)
+    std::optional<std::chrono::steady_clock::time_point> started;
   };
+
+  // Launch `id` starts now: every running launch that started before it gives its rank's
+  // waits that much more time, as if the ranks had started together (as threads do): the
+  // late rank needs as long to reach a notify as the early one took to reach its wait.
+  void credit_earlier_starts(int64_t id) {
+    std::vector<std::pair<int, MessageHeader>> credits;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = launches_.find(id);
+      if (it == launches_.end()) return;
+      const auto now = std::chrono::steady_clock::now();
+      it->second.started = now;
+      for (const auto& [other, launch] : launches_) {
+        if (other == id || !launch.started) continue;
+        const auto behind = std::chrono::duration_cast<std::chrono::milliseconds>(now - *launch.started);
+        credits.emplace_back(launch.rank, MessageHeader{MessageKind::Credit, {other, behind.count()}});
+      }
+    }
+    for (const auto& [rank, header] : credits) group().post(rank, header);
+  }
 
   // Holds (or lets go) every rank's wait clock for launch `id`, once each way.
   void hold_clocks(int64_t id, bool hold) {
@@ -195,6 +218,7 @@ class RemoteLaunches : public sim::RemoteRanks {
           group().post(source, MessageHeader{MessageKind::Data, {id}}, std::move(data));
         } else if (h.kind == MessageKind::Started) {
           hold_clocks(id, false);
+          credit_earlier_starts(id);
         } else if (h.kind == MessageKind::Result) {
           receive_result(source, h);
         } else if (h.kind == MessageKind::Error) {

@@ -61,22 +61,31 @@ class Loader {
 
   // `x = y` or `x = y[...]`: an assignment whose value views a variable.
   static bool is_view_binding(const json& s) {
-    if (!s.is_object() || s.value("s", "") != "assign") return false;
+    if (!s.is_object() || !s.contains("s") || s["s"] != "assign") return false;
     auto value = s.find("value");
     if (value == s.end() || !value->is_object()) return false;
-    const std::string e = value->value("e", "");
-    return e == "var" || e == "subscript";
+    auto e = value->find("e");
+    return e != value->end() && (*e == "var" || *e == "subscript");
   }
 
-  // Every variable slot a node and its children (blocks included) read.
+  // Every variable slot a node and its children (blocks included) read: in expressions, and
+  // the tensors statements write into (`y[...] = v`) or name (a region's dumps, no_dep).
   void collect_reads(const json& node, std::set<int>& read) const {
+    auto insert = [&](const json& slot) {
+      if (slot.is_number_integer()) read.insert(slot.get<int>());
+    };
     if (node.is_object()) {
       auto e = node.find("e");
       if (e != node.end() && *e == "var") {
         auto s = node.find("slot");
-        if (s != node.end() && s->is_number_integer()) read.insert(s->get<int>());
+        if (s != node.end()) insert(*s);
         return;
       }
+      auto s = node.find("s");
+      if (s != node.end() && *s == "write" && node.contains("target")) insert(node["target"]);
+      for (const char* names : {"dumps", "no_dep"})
+        if (node.contains(names) && node[names].is_array())
+          for (const auto& slot : node[names]) insert(slot);
       for (const auto& [key, child] : node.items()) collect_reads(child, read);
     } else if (node.is_array()) {
       for (const auto& child : node) collect_reads(child, read);

@@ -78,6 +78,23 @@ TEST_CASE("a held clock stops waits' timeouts: a notify after a long hold still 
   CHECK(waited >= 300ms);
 }
 
+TEST_CASE("a wait credit lengthens waits by a late peer's start; a later launch starts without") {
+  InProcessTransport t(2);
+  auto* slot = reinterpret_cast<int32_t*>(t.map(1, t.allocate(4)));
+  std::thread peer([&] {
+    std::this_thread::sleep_for(50ms);
+    t.set_wait_credit(400ms);  // the peer's launch started 400 ms after this one
+    std::this_thread::sleep_for(200ms);
+    t.notify(slot, 1, NotifyOp::AtomicAdd);
+  });
+  CHECK(t.wait(slot, 1, WaitCmp::Ge, 100ms).satisfied);
+  peer.join();
+  t.set_wait_credit(0ms);
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_FALSE(t.wait(slot, 2, WaitCmp::Ge, 100ms).satisfied);
+  CHECK(std::chrono::steady_clock::now() - start < 400ms);
+}
+
 TEST_CASE("a wait that is never satisfied ends at its timeout with the value it found") {
   InProcessTransport t(1);
   auto* slot = reinterpret_cast<int32_t*>(t.map(0, t.allocate(4)));

@@ -20,8 +20,8 @@ using namespace pypto_golden;
 
 namespace {
 
-// A host program: for r in pl.range(2): chip(xs[r], <y>, device=r), the chip body only
-// reading its parameters. `y` is the second argument's expression.
+// A host program: for r in pl.range(2): chip(xs[r], <y>, device=r), the chip body reading
+// its first parameter and writing into its second. `y` is the second argument's expression.
 std::string host_program(const std::string& y) {
   return R"({"format": "pypto-golden-sim", "version": 1, "source_file": "/k/host.py", "entry": "h", "devices": [0, 1],
    "functions": [{"name": "h", "line": 1, "level": "host",
@@ -38,7 +38,8 @@ std::string host_program(const std::string& y) {
             "base": {"e": "var", "slot": 0}, "index": [{"k": "index", "v": {"e": "var", "slot": 2}}]}},
           {"s": "assign", "line": 6, "slot": 4, "value": )" + y + R"(},
           {"s": "expr", "line": 9, "value": {"e": "var", "slot": 3}},
-          {"s": "expr", "line": 9, "value": {"e": "var", "slot": 4}}]}]},
+          {"s": "write", "line": 9, "target": 4, "text": "y[0:1]", "value": {"e": "var", "slot": 3},
+           "index": [{"k": "slice", "lo": {"e": "const", "dtype": "int64", "v": 0}, "hi": {"e": "const", "dtype": "int64", "v": 1}}]}]}]},
        {"s": "join", "line": 10}]}]})";
 }
 
@@ -69,7 +70,7 @@ const std::string kRowOfYs =
 TEST_CASE("bound on the host, a launch ships the rows its arguments view, not the whole host tensors") {
   Host host(kRowOfYs);
   CHECK(host.launch().reads(false) == std::vector<int>{0, 1, 2, 3, 4});
-  CHECK(host.launch().reads(true) == std::vector<int>{3, 4});  // the bound parameters
+  CHECK(host.launch().reads(true) == std::vector<int>{3, 4});  // the bound parameters, one only written into
 
   sim::Frame chip = host.frame;
   REQUIRE(host.launch().bind_arguments(chip));

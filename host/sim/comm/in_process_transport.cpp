@@ -54,9 +54,10 @@ WaitResult InProcessTransport::wait(const int32_t* slot, int32_t expected, WaitC
     const auto now = std::chrono::steady_clock::now();
     // The timeout runs only while the clock is not held.
     const auto spent = (now - start) - (held_total(now) - held_at_start);
-    if (spent >= timeout) break;
+    if (spent >= timeout + credit_) break;
     // Short slices: Ctrl-C is noticed while a rank waits.
-    changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(timeout - spent, std::chrono::milliseconds(50)));
+    changed_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(timeout + credit_ - spent,
+                                                                          std::chrono::milliseconds(50)));
     if (interrupt_requested()) break;
   }
   WaitResult r;
@@ -75,6 +76,14 @@ void InProcessTransport::hold_clock(int delta) {
     if (clock_holds_ == 0 && delta < 0) held_total_ += now - held_since_;
   }
   changed_.notify_all();  // waits take up their timeouts again
+}
+
+void InProcessTransport::set_wait_credit(std::chrono::milliseconds credit) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    credit_ = credit;
+  }
+  changed_.notify_all();
 }
 
 std::chrono::steady_clock::duration InProcessTransport::held_total(std::chrono::steady_clock::time_point now) const {

@@ -31,6 +31,7 @@ class InProcessTransport : public WindowTransport {
   WaitResult wait(const int32_t* slot, int32_t expected, WaitCmp cmp, std::chrono::milliseconds timeout) override;
   void abort() override;
   void hold_clock(int delta) override;
+  void set_wait_credit(std::chrono::milliseconds credit) override;
 
  private:
   int world_size_;
@@ -40,6 +41,7 @@ class InProcessTransport : public WindowTransport {
   bool aborted_ = false;
   // hold_clock: how long the clock has been held in all, and since when it is held now.
   int clock_holds_ = 0;
+  std::chrono::milliseconds credit_{0};
   std::chrono::steady_clock::duration held_total_{};
   std::chrono::steady_clock::time_point held_since_;
   std::chrono::steady_clock::duration held_total(std::chrono::steady_clock::time_point now) const;  // mu_ held

@@ -43,6 +43,10 @@ class WindowTransport {
   // run: with ranks in processes, a peer whose launch is still receiving its data from the
   // host has not started, however long that takes, and cannot have notified yet.
   virtual void hold_clock(int delta) = 0;
+  // Gives waits `credit` more than their timeout (0: none): a rank whose launch started
+  // before a peer's gives the peer as long to catch up (with ranks in processes, launches
+  // start when their data has arrived; ranks in threads start together).
+  virtual void set_wait_credit(std::chrono::milliseconds credit) = 0;
 };
 
 }  // namespace pypto_golden::sim
