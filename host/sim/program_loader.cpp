@@ -293,9 +293,10 @@ class Loader {
       const json& body = need(s, "body");
       size_t bindings = 0;
       while (body.is_array() && bindings < body.size() && is_view_binding(body[bindings])) ++bindings;
-      std::set<int> read, bound_read;
-      collect_reads(body, read);
+      std::set<int> bound_read;
       for (size_t i = bindings; body.is_array() && i < body.size(); ++i) collect_reads(body[i], bound_read);
+      std::set<int> read = bound_read;
+      for (size_t i = 0; i < bindings; ++i) collect_reads(body[i], read);
       auto launch = std::make_unique<LaunchStmt>(line, expr(need(s, "rank")), str(need(s, "name"), "name"),
                                                  block(body), static_cast<int>(launches_.size()), bindings,
                                                  std::vector<int>(read.begin(), read.end()),
