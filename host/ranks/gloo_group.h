@@ -56,6 +56,9 @@ enum class MessageKind : int64_t {
   HoldClock = 17,   // host -> worker: [+1 | -1]: a rank's launch has not started yet (WindowTransport::hold_clock)
   Started = 18,     // worker -> host: [launch id]: the launch has its data and runs now
   Credit = 19,      // host -> worker: [launch id, ms]: a peer's launch started this much after it (set_wait_credit)
+  Forget = 20,      // host -> worker: [key]: after the launches so far, drop the region kept under key
+  Return = 21,      // host -> worker: [key]: after the launches so far, send back the region kept under key
+  Returned = 22,    // worker -> host: [key, held]; payload (held): the region's bytes
 };
 
 struct MessageHeader {

@@ -150,6 +150,10 @@ class Runtime : public sim::PeerLinks {
                       {text_payload(left)});
           break;
         }
+        case MessageKind::Forget:
+        case MessageKind::Return:
+          on_kept(source, h);
+          break;
         case MessageKind::Put:
           on_put(source, h);
           break;
@@ -206,6 +210,7 @@ class Runtime : public sim::PeerLinks {
  private:
   struct PendingData {
     std::vector<int64_t> sizes;
+    std::vector<RegionKeeping> keeping;
     std::promise<std::vector<at::Tensor>> arrived;
   };
   struct PendingGet {
@@ -248,6 +253,7 @@ class Runtime : public sim::PeerLinks {
       std::lock_guard<std::mutex> lock(mu_);
       PendingData& p = data_[id];
       p.sizes = region_bytes(frame_text);
+      p.keeping = region_keeping(frame_text);
       data = p.arrived.get_future();
     }
     auto job = std::make_shared<std::packaged_task<void()>>(
@@ -260,14 +266,31 @@ class Runtime : public sim::PeerLinks {
   // On the rank's thread: the launch with the host's bytes as they are now.
   void run_launch(int index, int k, int64_t id, bool bound, const nlohmann::json& frame_text,
                   std::future<std::vector<at::Tensor>>& data) {
+    std::vector<at::Tensor> regions;
+    const std::vector<RegionKeeping> keeping = region_keeping(frame_text);
+    // What the rank keeps stays (a failed launch's too: the host may ask for it back).
+    struct KeepOrGive {
+      Runtime& rt;
+      std::vector<at::Tensor>& regions;
+      const std::vector<RegionKeeping>& keeping;
+      ~KeepOrGive() {
+        std::lock_guard<std::mutex> lock(rt.mu_);
+        for (size_t r = 0; r < regions.size(); ++r) {
+          if (keeping.at(r).how == Keeping::No) rt.buffers_.give({regions[r]});
+          else rt.kept_[keeping[r].key] = regions[r];
+        }
+      }
+    } keep_or_give{*this, regions, keeping};
     try {
       group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
-      std::vector<at::Tensor> regions = data.get();
-      std::vector<at::Tensor> before;
-      for (const at::Tensor& r : regions) before.push_back(buffers_.take(r.numel()).copy_(r));
+      regions = data.get();
+      std::vector<at::Tensor> before;  // what the host has: not needed of a kept region it is not sent
+      for (size_t r = 0; r < regions.size(); ++r)
+        if (keeping.at(r).how != Keeping::Use) before.push_back(buffers_.take(regions[r].numel()).copy_(regions[r]));
+        else before.emplace_back();
       run_on_regions(index, k, id, bound, frame_text, regions, before);
-      buffers_.give(regions);
-      buffers_.give(before);
+      for (const at::Tensor& b : before)
+        if (b.defined()) buffers_.give({b});
     } catch (const std::exception& e) {
       const std::string text = e.what();
       try {
@@ -302,6 +325,7 @@ class Runtime : public sim::PeerLinks {
     std::vector<int64_t> which;
     std::vector<at::Tensor> payload;
     for (size_t r = 0; r < regions.size(); ++r) {
+      if (!before[r].defined()) continue;  // a kept region: its changes stay on the rank
       std::optional<ChangedBytes> changes = find_changes(regions[r], before[r], granules.at(r));
       if (!changes) continue;
       which.push_back(static_cast<int64_t>(r));
@@ -325,11 +349,46 @@ class Runtime : public sim::PeerLinks {
       data_.erase(it);
     }
     std::vector<at::Tensor> regions;
-    for (int64_t n : pending.sizes) {
-      regions.push_back(buffers_.take(n));
+    for (size_t r = 0; r < pending.sizes.size(); ++r) {
+      if (pending.keeping.at(r).how == Keeping::Use) {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = kept_.find(pending.keeping[r].key);
+        if (it == kept_.end() || it->second.numel() != pending.sizes[r])
+          throw GroupError("the host named a region this rank kept (key " + std::to_string(pending.keeping[r].key) +
+                           ") that it does not hold");
+        regions.push_back(it->second);
+        continue;
+      }
+      regions.push_back(buffers_.take(pending.sizes[r]));
       group_.receive_payload(source, regions.back());
     }
     pending.arrived.set_value(std::move(regions));
+  }
+
+  // Forget / Return of a kept region: after the launches queued so far, which may use it.
+  void on_kept(int source, const MessageHeader& h) {
+    const int64_t key = h.args[0];
+    const bool send_back = h.kind == MessageKind::Return;
+    queue_->submit(0, [this, source, key, send_back] {
+      at::Tensor region;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = kept_.find(key);
+        if (it != kept_.end()) {
+          region = std::move(it->second);
+          kept_.erase(it);
+        }
+      }
+      if (!send_back) return;
+      try {
+        if (region.defined())
+          group_.post(source, MessageHeader{MessageKind::Returned, {key, 1}}, {region});
+        else  // its launch never got its data (a failed run): the host stops waiting for it
+          group_.post(source, MessageHeader{MessageKind::Returned, {key, 0}});
+      } catch (const GroupError&) {
+        // The host is gone: the service loop ends the worker.
+      }
+    });
   }
 
   std::pair<std::vector<int64_t>, std::vector<int64_t>> receive_geometry(int source, int64_t axes) {
@@ -390,6 +449,7 @@ class Runtime : public sim::PeerLinks {
   std::mutex mu_;
   std::map<int64_t, PendingData> data_;  // by launch id
   std::map<int64_t, PendingGet> gets_;   // by request
+  std::map<int64_t, at::Tensor> kept_;   // regions of residents kept between launches, by key
   std::atomic<int64_t> next_request_{1};
   std::atomic<int64_t> running_{0};  // the launch on this rank's thread (its id), 0: none
   BufferPool buffers_;

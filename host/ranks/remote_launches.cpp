@@ -11,12 +11,14 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 namespace pypto_golden::ranks {
@@ -68,15 +70,27 @@ class RemoteLaunches : public sim::RemoteRanks {
     post_to_ranks(MessageHeader{MessageKind::Alloc, {nbytes}});
   }
 
+  void keep_residents(const std::vector<sim::RankResident>& residents) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    residents_.clear();
+    for (const sim::RankResident& r : residents) residents_[r.storage] = r.fresh;
+  }
+
   void launch(int rank, const sim::LaunchStmt& launch, int k, const sim::Frame& frame, bool bound) override {
     ShippedFrame shipped = pack_frame(frame, launch.reads(bound), domain_);
-    const std::string text = shipped.text.dump();
+    std::vector<std::pair<int, MessageHeader>> before;  // Forget / Return, ahead of the launch
     int64_t id = 0;
+    std::string text;
     {
       std::lock_guard<std::mutex> lock(mu_);
       id = next_id_++;
-      launches_[id] = Pending{rank, std::move(shipped.regions), std::move(shipped.granules), false, std::nullopt};
+      Pending pending{rank, std::move(shipped.regions), std::move(shipped.granules), {}, {}, false, false, std::nullopt};
+      pending.keeping = keep_regions(rank, shipped.storages, shipped.starts, pending.regions, pending.awaiting, before);
+      set_region_keeping(shipped, pending.keeping);
+      text = shipped.text.dump();
+      launches_[id] = std::move(pending);
     }
+    for (const auto& [to, header] : before) group().post(to, header);
     group().post(rank, MessageHeader{MessageKind::Launch,
                                      {launch.index(), k, id, static_cast<int64_t>(text.size()), bound ? 1 : 0}},
                  {text_payload(text)});
@@ -127,9 +141,116 @@ class RemoteLaunches : public sim::RemoteRanks {
     int rank = -1;
     std::vector<at::Tensor> regions;  // views of the host's memory
     std::vector<int64_t> granules;
+    std::vector<RegionKeeping> keeping;
+    std::set<int64_t> awaiting;  // kept regions to come back before its data can go
+    bool pulled = false;   // its worker asked for its data while it awaited some
     bool holding = false;  // the ranks' clocks are held for it (from its data until it starts)
     std::optional<std::chrono::steady_clock::time_point> started;
   };
+
+  // A region of a resident a worker keeps between launches; while !host_current the host's
+  // bytes of it are out of date (the rank's launches since changed only its copy).
+  struct Kept {
+    const void* storage = nullptr;
+    int64_t start = 0, bytes = 0;
+    int rank = -1;
+    int64_t key = 0;
+    bool host_current = true;
+    bool overlaps(const void* s, int64_t b, int64_t n) const { return s == storage && b < start + bytes && start < b + n; }
+    at::Tensor host_view() const {
+      return at::from_blob(const_cast<uint8_t*>(static_cast<const uint8_t*>(storage)) + start, {bytes},
+                           at::TensorOptions().dtype(at::kByte));
+    }
+  };
+
+  // How each region of a launch on `rank` travels. From the second dispatch of a resident
+  // on (the first one's results the host reads back), a region of it that the rank kept
+  // from an earlier launch goes as the key of the rank's copy; any other region goes as
+  // bytes, which the rank keeps. The copies of those bytes other launches kept are dropped
+  // first, or, where only they hold its current bytes, sent back first (the launch's data
+  // waits for them: `awaiting`). Called with mu_ held.
+  std::vector<RegionKeeping> keep_regions(int rank, const std::vector<const void*>& storages,
+                                          const std::vector<int64_t>& starts, const std::vector<at::Tensor>& regions,
+                                          std::set<int64_t>& awaiting,
+                                          std::vector<std::pair<int, MessageHeader>>& messages) {
+    std::vector<RegionKeeping> out(regions.size());
+    for (size_t i = 0; i < regions.size(); ++i) {
+      const void* storage = storages[i];
+      const int64_t start = starts[i], bytes = regions[i].numel();
+      for (const auto& [key, back] : returning_)
+        if (back.overlaps(storage, start, bytes)) awaiting.insert(key);
+      // The dispatch that makes a resident keeps nothing: a run without a benchmark has
+      // only that one, and its workers need not hold a copy of every resident.
+      const auto resident = residents_.find(storage);
+      if (resident == residents_.end() || resident->second) continue;
+      auto same = std::find_if(kept_.begin(), kept_.end(), [&](const Kept& k) {
+        return k.storage == storage && k.start == start && k.bytes == bytes && k.rank == rank;
+      });
+      if (same != kept_.end()) {
+        same->host_current = false;
+        out[i] = {Keeping::Use, same->key};
+        continue;
+      }
+      for (auto it = kept_.begin(); it != kept_.end();) {
+        if (!it->overlaps(storage, start, bytes)) {
+          ++it;
+          continue;
+        }
+        if (it->host_current) {
+          messages.emplace_back(it->rank, MessageHeader{MessageKind::Forget, {it->key}});
+        } else {
+          returning_[it->key] = *it;
+          awaiting.insert(it->key);
+          messages.emplace_back(it->rank, MessageHeader{MessageKind::Return, {it->key}});
+        }
+        it = kept_.erase(it);
+      }
+      const int64_t key = next_key_++;
+      kept_.push_back(Kept{storage, start, bytes, rank, key, true});
+      out[i] = {Keeping::Keep, key};
+    }
+    return out;
+  }
+
+  // Sends launch `id` its data: the bytes of its regions that travel.
+  void send_data(int64_t id) {
+    std::vector<at::Tensor> data;
+    int rank = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const Pending& launch = launches_.at(id);
+      rank = launch.rank;
+      for (size_t r = 0; r < launch.regions.size(); ++r)
+        if (launch.keeping[r].how != Keeping::Use) data.push_back(launch.regions[r]);
+    }
+    // The ranks' waits stand still until the launch has started: whatever they wait
+    // for from this rank cannot come before (its data may take seconds to arrive).
+    hold_clocks(id, true);
+    group().post(rank, MessageHeader{MessageKind::Data, {id}}, std::move(data));
+  }
+
+  // A kept region comes back: into the host's memory, then the launches that awaited it
+  // get their data.
+  void receive_returned(int source, const MessageHeader& h) {
+    const int64_t key = h.args[0];
+    Kept region;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = returning_.find(key);
+      if (it == returning_.end())
+        throw GroupError("rank " + std::to_string(source) + " sent back a region the host did not ask for");
+      region = it->second;
+    }
+    if (h.args[1] != 0) group().receive_payload(source, region.host_view());
+    std::vector<int64_t> ready;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      returning_.erase(key);
+      for (auto& [id, launch] : launches_)
+        if (launch.awaiting.erase(key) > 0 && launch.awaiting.empty() && launch.pulled) ready.push_back(id);
+    }
+    for (int64_t id : ready) send_data(id);
+  }
 
   // Launch `id` starts now: every running launch that started before it gives its rank's
   // waits that much more time, as if the ranks had started together (as threads do): the
@@ -207,15 +328,15 @@ class RemoteLaunches : public sim::RemoteRanks {
           // The host's memory itself, not a copy: it is read as the sender gets to it, like
           // a rank thread reads it in-process (another rank's results merged meanwhile are
           // seen or not, as there).
-          std::vector<at::Tensor> data;
+          bool wait = false;
           {
             std::lock_guard<std::mutex> lock(mu_);
-            data = launches_.at(id).regions;
+            Pending& launch = launches_.at(id);
+            wait = launch.pulled = !launch.awaiting.empty();
           }
-          // The ranks' waits stand still until the launch has started: whatever they wait
-          // for from this rank cannot come before (its data may take seconds to arrive).
-          hold_clocks(id, true);
-          group().post(source, MessageHeader{MessageKind::Data, {id}}, std::move(data));
+          if (!wait) send_data(id);
+        } else if (h.kind == MessageKind::Returned) {
+          receive_returned(source, h);
         } else if (h.kind == MessageKind::Started) {
           hold_clocks(id, false);
           credit_earlier_starts(id);
@@ -304,6 +425,10 @@ class RemoteLaunches : public sim::RemoteRanks {
   std::condition_variable done_;
   std::map<int64_t, Pending> launches_;
   int64_t next_id_ = 1;
+  std::map<const void*, bool> residents_;  // of this dispatch: storage, fresh
+  std::vector<Kept> kept_;                 // what the workers keep
+  std::map<int64_t, Kept> returning_;      // by key: asked back, not yet here
+  int64_t next_key_ = 1;
   std::vector<double> busy_us_;
   std::string failure_;
   int failed_rank_ = -1;

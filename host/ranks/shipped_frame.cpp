@@ -166,6 +166,8 @@ ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, 
     for (const auto& [start, element_size] : p.starts.at(key))
       granule = granule_of(element_size, start - range.first, granule);
     out.granules.push_back(granule);
+    out.storages.push_back(key);
+    out.starts.push_back(range.first - static_cast<const uint8_t*>(key));
     sizes.push_back(n);
   }
   json values = json::array();
@@ -179,6 +181,25 @@ ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, 
 std::vector<int64_t> region_bytes(const json& text) { return text.at("regions").get<std::vector<int64_t>>(); }
 
 std::vector<int64_t> region_granules(const json& text) { return text.at("granules").get<std::vector<int64_t>>(); }
+
+void set_region_keeping(ShippedFrame& frame, const std::vector<RegionKeeping>& keeping) {
+  json kept = json::array();
+  for (const RegionKeeping& k : keeping) kept.push_back({static_cast<int>(k.how), k.key});
+  frame.text["kept"] = kept;
+}
+
+std::vector<RegionKeeping> region_keeping(const json& text) {
+  std::vector<RegionKeeping> out(text.at("regions").size());
+  if (const auto kept = text.find("kept"); kept != text.end())
+    for (size_t r = 0; r < out.size() && r < kept->size(); ++r) {
+      const int how = (*kept)[r].at(0).get<int>();
+      if (how < 0 || how > static_cast<int>(Keeping::Use))
+        throw sim::KernelError("a launch's region " + std::to_string(r) + " travels in an unknown way (" +
+                               std::to_string(how) + ")");
+      out[r] = {static_cast<Keeping>(how), (*kept)[r].at(1).get<int64_t>()};
+    }
+  return out;
+}
 
 void unpack_frame(const json& text, const std::vector<at::Tensor>& regions, sim::CommDomain& domain, int rank,
                   sim::Frame& frame) {

@@ -22,10 +22,24 @@ struct ShippedFrame {
   nlohmann::json text;               // the slots and the regions' sizes
   std::vector<at::Tensor> regions;   // host side: uint8 views of the host's memory
   std::vector<int64_t> granules;     // per region: its granule (ranks/changed_bytes.h)
+  std::vector<const void*> storages; // per region: the host storage it is of (its data pointer)
+  std::vector<int64_t> starts;       // per region: its byte offset in that storage
 };
 
 // The variables `slots` (and the loop variables in messages) of the host's `frame`.
 ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, sim::CommDomain& domain);
+
+// How a region of a resident the ranks keep (sim::RankResident) reaches a worker, as the
+// host decides it: Keep, its bytes, and the worker keeps them after the launch under `key`;
+// Use, no bytes, the worker uses what it kept under `key` (and keeps it again).
+enum class Keeping : int { No = 0, Keep = 1, Use = 2 };
+struct RegionKeeping {
+  Keeping how = Keeping::No;
+  int64_t key = 0;
+};
+// Sets how each region of `frame` travels (all No unless set).
+void set_region_keeping(ShippedFrame& frame, const std::vector<RegionKeeping>& keeping);
+std::vector<RegionKeeping> region_keeping(const nlohmann::json& text);
 
 // The byte count of each region `text` ships, in order.
 std::vector<int64_t> region_bytes(const nlohmann::json& text);

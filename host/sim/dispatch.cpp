@@ -108,6 +108,14 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     frame.slots[k] = Value::from_tensor(device_tensors[k]);
   }
 
+  if (domain != nullptr && domain->remote()) {
+    std::vector<RankResident> kept;
+    for (size_t k = 0; k < args.size(); ++k)
+      if (fn.params[k].is_tensor && args[k].resident && !fn.params[k].read_on_host)
+        kept.push_back({device_tensors[k].storage().data(), fresh[k]});
+    domain->keep_residents(kept);
+  }
+
   {
     InterruptScope interrupt_scope;
     DispatchThreadScope threads(device.pool().size());

@@ -69,6 +69,9 @@ struct ParamInfo {
   // Whether the body may write this tensor (sim/param_writes.h); an In tensor it never
   // writes shares its host bytes with the device.
   bool may_be_written = true;
+  // An L3 host program's parameter its body may read outside its chip launches
+  // (sim/param_writes.h): one it does not is used by the ranks only.
+  bool read_on_host = true;
 };
 
 struct Function {

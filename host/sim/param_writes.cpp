@@ -36,6 +36,14 @@ class Analysis {
     return written;
   }
 
+  Params host_reads(const json& body) {
+    while (propagate(body)) {
+    }
+    Params read(params_, false);
+    collect_host_reads(body, read);
+    return read;
+  }
+
  private:
   // The parameters the values an expression reads may be views of.
   Params reads(const json& node) const {
@@ -100,6 +108,26 @@ class Analysis {
     }
   }
 
+  // `x = y` or `x = y[...]`: it reads nothing yet; what reads x reads y (its aliases).
+  static bool is_view_binding(const json& st) {
+    if (st.value("s", std::string()) != "assign" || !st.contains("value") || !st.at("value").is_object()) return false;
+    const std::string e = st.at("value").value("e", std::string());
+    return e == "var" || e == "subscript";
+  }
+
+  void collect_host_reads(const json& block, Params& read) const {
+    for (const auto& st : block) {
+      const std::string s = st.value("s", std::string());
+      if (s == "launch") continue;  // a chip program's reads are the rank's
+      if (s == "write")
+        if (const int64_t k = slot_index(st.at("target"), aliases_.size()); k >= 0)
+          merge(read, aliases_[static_cast<size_t>(k)]);
+      if (!is_view_binding(st)) add_reads(st, read);
+      for (const char* child : {"body", "then", "else"})
+        if (st.contains(child)) collect_host_reads(st.at(child), read);
+    }
+  }
+
   size_t params_;
   std::vector<Params> aliases_;  // per slot: the parameters its value may be a view of
 };
@@ -107,5 +135,9 @@ class Analysis {
 }  // namespace
 
 std::vector<bool> params_written(const json& function) { return Analysis(function).run(function.at("body")); }
+
+std::vector<bool> params_read_on_host(const json& function) {
+  return Analysis(function).host_reads(function.at("body"));
+}
 
 }  // namespace pypto_golden::sim

@@ -16,4 +16,9 @@ namespace pypto_golden::sim {
 // whether its body may write it.
 std::vector<bool> params_written(const nlohmann::json& function);
 
+// Per parameter of a host program (L3): whether its body may read it outside its chip
+// launches, that is anywhere but in the ranks (over-approximate in the same way). A resident
+// tensor it does not read there may stay on the ranks between dispatches.
+std::vector<bool> params_read_on_host(const nlohmann::json& function);
+
 }  // namespace pypto_golden::sim

@@ -207,6 +207,10 @@ class Loader {
       if (auto it = outputs.find(json_at); it != outputs.end()) at->set_outputs(it->second);
     const std::vector<bool> written = params_written(f);
     for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].may_be_written = written[k];
+    if (fn->host) {
+      const std::vector<bool> on_host = params_read_on_host(f);
+      for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].read_on_host = on_host[k];
+    }
     return fn;
   }
 

@@ -1,5 +1,6 @@
 // Which parameters a program may write (sim/param_writes.h): what decides whether an In
-// tensor's host bytes can be shared with the device.
+// tensor's host bytes can be shared with the device; and which a host program reads outside
+// its chip launches: what decides whether ranks in workers may keep a resident.
 #include "sim/ops/op_table.h"
 #include "sim/param_writes.h"
 
@@ -12,20 +13,25 @@
 
 using nlohmann::json;
 using pypto_golden::sim::op_table;
+using pypto_golden::sim::params_read_on_host;
 using pypto_golden::sim::params_written;
 
 namespace {
 
 // A function of tensors x (0), w (1), y (2) and a scalar n (3), then locals, with `body`.
-std::vector<bool> written(const std::string& body, int locals = 3) {
+json function(const std::string& body, int locals) {
   json fn = json::parse(R"({"name": "k", "params": [
       {"name": "x", "kind": "tensor"}, {"name": "w", "kind": "tensor"},
       {"name": "y", "kind": "tensor"}, {"name": "n", "kind": "scalar"}]})");
   fn["slots"] = json::array({"x", "w", "y", "n"});
   for (int k = 0; k < locals; ++k) fn["slots"].push_back("t" + std::to_string(k));
   fn["body"] = json::parse(body);
-  return params_written(fn);
+  return fn;
 }
+
+std::vector<bool> written(const std::string& body, int locals = 3) { return params_written(function(body, locals)); }
+
+std::vector<bool> read_on_host(const std::string& body) { return params_read_on_host(function(body, 3)); }
 
 const char* kVarX = R"({"e": "var", "slot": 0})";
 const char* kVarW = R"({"e": "var", "slot": 1})";
@@ -100,4 +106,24 @@ TEST_CASE("slot numbers that are no slot are passed over: negative, huge, a JSON
                   R"(}, {"s": "write", "line": 2, "target": 2, "index": [], "text": "y", "value": )" + bad + "}]") ==
           std::vector<bool>{false, false, true, false});
   }
+}
+
+TEST_CASE("a host program reads a parameter outside its launches where any statement but a view binding reads it") {
+  const std::string bind_w = R"({"s": "assign", "line": 1, "slot": 4, "value": {"e": "subscript", "base": )" +
+                             std::string(kVarW) + R"(, "index": [], "text": "w"}})";
+  // t0 = w[...]; a launch binds x[...] and reads t0 and y: only the ranks read them.
+  const std::string launch = R"({"s": "launch", "line": 2, "name": "chip", "rank": {"e": "var", "slot": 3},
+      "body": [{"s": "assign", "line": 2, "slot": 5, "value": {"e": "subscript", "base": )" +
+                             std::string(kVarX) + R"(, "index": [], "text": "x"}},
+               {"s": "expr", "line": 2, "value": )" + call("add", {var(4), var(2)}) + "}]}";
+  CHECK(read_on_host("[" + bind_w + ", " + launch + "]") == std::vector<bool>{false, false, false, false});
+  // The host itself reads t0 (a view of w), in a loop: w is read on the host.
+  CHECK(read_on_host("[" + bind_w + R"(, {"s": "for", "line": 3, "kind": "range", "var": 6, "body": [
+                       {"s": "expr", "line": 4, "value": )" + call("add", {var(4), kVarX}) + "}]}, " + launch + "]") ==
+        std::vector<bool>{true, true, false, false});
+  // y written by the host (a write statement), y returned.
+  CHECK(read_on_host(R"([{"s": "write", "line": 1, "target": 2, "index": [], "text": "y", "value": )" +
+                     std::string(kVarX) + "}]") == std::vector<bool>{true, false, true, false});
+  CHECK(read_on_host(R"([{"s": "return", "line": 1, "values": [)" + var(2) + "]}]") ==
+        std::vector<bool>{false, false, true, false});
 }

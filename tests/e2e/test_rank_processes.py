@@ -348,6 +348,73 @@ def test_a_signal_sent_after_data_is_never_seen_before_the_data(host, tmp_path):
     assert "[RUN]   'ys' PASS" in proc.stdout
 
 
+KEPT_RESIDENT = """
+import torch
+
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import ScalarSpec, TensorSpec, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+WORLD = 2
+SWAP = 0  # 1: in dispatches 2, 3, 6, 7, ... each rank counts in its peer's shard
+
+
+@pl.jit.incore
+def count_step(count: pl.InOut[pl.Tensor[[1, 8], pl.INT32]], seen: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+               step: pl.Scalar[pl.INT32]):
+    # The shard has counted every earlier dispatch: a row of `seen` past its one row otherwise.
+    n = pl.read(count, [0, 0])
+    now = pl.load(count, [0, 0], [1, 8])
+    seen = pl.store(now, [n - step, 0], seen)
+    count = pl.store(pl.add(now, 1), [0, 0], count)
+    return count, seen
+
+
+@pl.jit
+def count_chip(count: pl.InOut[pl.Tensor[[1, 8], pl.INT32]], seen: pl.Out[pl.Tensor[[1, 8], pl.INT32]],
+               step: pl.Scalar[pl.INT32]):
+    return count_step(count, seen, step)
+
+
+@pl.jit.host
+def counting(count: pl.InOut[pl.Tensor[[WORLD, 1, 8], pl.INT32]], seen: pl.Out[pl.Tensor[[WORLD, 1, 8], pl.INT32]],
+             step: pl.Scalar[pl.INT32]):
+    for r in pl.range(pld.world_size()):
+        count_chip(count[(r + step // 2 * SWAP) % WORLD], seen[r], step, device=r)
+
+
+def golden(v):
+    v["seen"][:] = v["count"]
+    v["count"] += 1
+
+
+result = run(fn=counting, specs=[TensorSpec("count", [WORLD, 1, 8], torch.int32, resident="stacked"),
+                                 TensorSpec("seen", [WORLD, 1, 8], torch.int32),
+                                 ScalarSpec("step", torch.int32, 0, compile_runtime=True, benchmark_step=1)],
+             golden_fn=golden, rtol=0, atol=0,
+             config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
+raise SystemExit(0 if result.passed else 1)
+"""
+
+
+@pytest.mark.parametrize("ranks", ["thread", "process"])
+@pytest.mark.parametrize("swap", [0, 1], ids=["same-shard", "peer-shard"])
+def test_a_resident_kept_by_its_rank_keeps_every_dispatchs_writes(host, tmp_path, ranks, swap):
+    # Each dispatch counts in its rank's shard of a resident, and a shard that missed a count
+    # stores out of bounds. With ranks in workers a shard stays on its rank from dispatch 1
+    # on (no bytes travel); when another rank takes it (peer-shard: dispatch 2), its bytes
+    # come back from the rank that kept it first.
+    (tmp_path / "kept.py").write_text(KEPT_RESIDENT.replace("SWAP = 0", f"SWAP = {swap}"))
+    env = clean_env(tmp_path, PYPTO_SIM_RANKS=ranks, PYPTO_BENCH="1", PYPTO_BENCH_ROUNDS="5",
+                    PYPTO_BENCH_WARMUP="1")
+    proc = host("kept.py", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'count' PASS  shape=(2, 1, 8) dtype=torch.int32" in proc.stdout
+    assert "[RUN]   host_us (5 rounds)" in proc.stdout
+
+
 SHARED_OUTPUT = """
 import torch
 import pypto.language as pl

@@ -63,6 +63,8 @@ class CommDomain {
   // The host's side of ranks in worker processes: launches, allocations and join go to them.
   void set_remote(std::unique_ptr<RemoteRanks> remote) { remote_ = std::move(remote); }
   bool remote() const { return remote_ != nullptr; }
+  // When remote(): the dispatch's residents the ranks may keep (RemoteRanks::keep_residents).
+  void keep_residents(const std::vector<RankResident>& residents) { remote_->keep_residents(residents); }
   // LaunchStmt's launch when remote(): `launch` (launch `k` of `rank`) with the host's frame
   // (`bound`: after LaunchStmt::bind_arguments).
   void launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound);

@@ -19,6 +19,15 @@ class LaunchStmt;
 struct Frame;
 struct Program;
 
+// A resident tensor of an L3 dispatch that its host program reads only in chip launches
+// (ParamInfo::read_on_host), by its storage: the ranks may keep what they are sent of it
+// from one dispatch to the next, as cards keep a resident. `fresh`: this dispatch made it
+// (the host reads it back after the dispatch).
+struct RankResident {
+  const void* storage = nullptr;
+  bool fresh = true;
+};
+
 // The host's side: the chip programs it launches and the window buffers it allocates go to
 // the rank workers.
 class RemoteRanks {
@@ -26,6 +35,8 @@ class RemoteRanks {
   virtual ~RemoteRanks() = default;
   // A new zeroed window buffer of `nbytes` on every rank.
   virtual void allocate(int64_t nbytes) = 0;
+  // The residents of the dispatch that starts (before its first launch).
+  virtual void keep_residents(const std::vector<RankResident>& residents) = 0;
   // Starts `launch` (launch `k` of the rank in this dispatch) on `rank` with the host's
   // `frame` (`bound`: its argument bindings ran on the host); returns at once.
   virtual void launch(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound) = 0;
