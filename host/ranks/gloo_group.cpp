@@ -2,6 +2,7 @@
 
 #include "ranks/build_identity.h"
 #include "ranks/rank_store.h"
+#include "sim/interrupt.h"
 
 #include <ATen/ATen.h>
 #include <c10/util/Exception.h>
@@ -76,9 +77,27 @@ void GlooGroup::post(int peer, const MessageHeader& header, std::vector<at::Tens
   {
     std::lock_guard<std::mutex> lock(post_mu_);
     if (!send_failure_.empty()) throw GroupError(send_failure_);
-    outbox_.push_back(Posted{peer, header, std::move(payload)});
+    outbox_.push_back(Posted{peer, header, std::move(payload), nullptr});
   }
   posted_.notify_one();
+}
+
+void GlooGroup::post_and_wait(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
+  auto sent = std::make_shared<std::promise<void>>();
+  std::future<void> done = sent->get_future();
+  {
+    std::lock_guard<std::mutex> lock(post_mu_);
+    if (!send_failure_.empty()) throw GroupError(send_failure_);
+    outbox_.push_back(Posted{peer, header, std::move(payload), std::move(sent)});
+  }
+  posted_.notify_one();
+  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) sim::check_interrupt();
+  try {
+    done.get();
+  } catch (const std::future_error&) {  // dropped unsent: an earlier message failed
+    std::lock_guard<std::mutex> lock(post_mu_);
+    throw GroupError(send_failure_);
+  }
 }
 
 void GlooGroup::send_posted() {
@@ -93,7 +112,9 @@ void GlooGroup::send_posted() {
     }
     try {
       send(next.peer, next.header, next.payload);
+      if (next.sent) next.sent->set_value();
     } catch (const GroupError& e) {
+      if (next.sent) next.sent->set_exception(std::current_exception());
       std::lock_guard<std::mutex> lock(post_mu_);
       send_failure_ = e.what();
       outbox_.clear();

@@ -20,6 +20,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -92,6 +93,9 @@ class GlooGroup {
   // the other to receive). Messages go out in the order they were posted; GroupError when
   // an earlier one could not be sent.
   void post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload = {});
+  // post(), then waits until the message is sent (so the payload may change afterwards),
+  // checking for an interrupt meanwhile.
+  void post_and_wait(int peer, const MessageHeader& header, std::vector<at::Tensor> payload);
   // The next message's header from any process; `source` is set to the sender. GroupError
   // after stop_receiving().
   MessageHeader receive_header(int& source);
@@ -115,6 +119,7 @@ class GlooGroup {
     int peer;
     MessageHeader header;
     std::vector<at::Tensor> payload;
+    std::shared_ptr<std::promise<void>> sent;  // post_and_wait's
   };
   void send_posted();
   std::mutex post_mu_;

@@ -179,12 +179,19 @@ class Runtime : public sim::PeerLinks {
   // sim::PeerLinks
   void write(int peer, int buffer, int64_t offset, const at::Tensor& view, const at::Tensor& value,
              bool add) override {
+    const MessageHeader header{MessageKind::Put, {buffer, offset, view.dim(), static_cast<int64_t>(view.scalar_type()),
+                                                  add ? 1 : 0, static_cast<int64_t>(value.scalar_type())}};
+    const int64_t nbytes = value.numel() * static_cast<int64_t>(value.element_size());
+    if (nbytes >= kSentInPlace && value.is_contiguous()) {
+      // The kernel's own bytes, waited for until they are out: copying them first costs
+      // more than the wait (the kernel goes on to wait for its peers anyway).
+      group_.post_and_wait(peer, header, {geometry(view), value});
+      return;
+    }
     // A copy: the kernel may change its tile before the message is out.
-    const at::Tensor staging = buffers_.take(value.numel() * static_cast<int64_t>(value.element_size()));
+    const at::Tensor staging = buffers_.take(nbytes);
     at::Tensor data = staging.view(value.scalar_type()).view(value.sizes()).copy_(value);
-    group_.post(peer, MessageHeader{MessageKind::Put, {buffer, offset, view.dim(), static_cast<int64_t>(view.scalar_type()),
-                                                       add ? 1 : 0, static_cast<int64_t>(data.scalar_type())}},
-                {geometry(view), data});
+    group_.post(peer, header, {geometry(view), data});
     buffers_.give({staging});
   }
 
@@ -437,6 +444,8 @@ class Runtime : public sim::PeerLinks {
     pending.out.copy_(data);
     pending.arrived.set_value();
   }
+
+  static constexpr int64_t kSentInPlace = int64_t{1} << 20;  // bytes: a put this large is not copied
 
   GlooGroup& group_;
   const int rank_;

@@ -415,6 +415,73 @@ def test_a_resident_kept_by_its_rank_keeps_every_dispatchs_writes(host, tmp_path
     assert "[RUN]   host_us (5 rounds)" in proc.stdout
 
 
+PUT_THEN_CHANGE = """
+import torch
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import TensorSpec, exit_on_failure, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+ROWS, COLS = 1024, 1024  # 4 MiB: a put this large goes from the kernel's own bytes
+
+
+@pl.jit.incore
+def step(x: pl.Tensor[[ROWS, COLS], pl.FP32], z: pl.Tensor[[ROWS, COLS], pl.FP32],
+         y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]], inbox: pld.DistributedTensor[[ROWS, COLS], pl.FP32],
+         arrived: pld.DistributedTensor[[1, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
+    if me == 0:
+        # The put must carry y as it was when put, not as it is right after.
+        y[:, :] = x
+        pld.tensor.put(inbox, 1, y, [0, 0])
+        y[:, :] = z
+        pld.system.notify(arrived, peer=1, offsets=[0, 0], value=1, op=pld.NotifyOp.AtomicAdd)
+    else:
+        pld.system.wait(arrived, offsets=[0, 0], expected=1, cmp=pld.WaitCmp.Ge)
+        y[:, :] = inbox
+    return y
+
+
+@pl.jit
+def chip(x: pl.Tensor[[ROWS, COLS], pl.FP32], z: pl.Tensor[[ROWS, COLS], pl.FP32],
+         y: pl.Out[pl.Tensor[[ROWS, COLS], pl.FP32]], inbox: pld.DistributedTensor[[ROWS, COLS], pl.FP32],
+         arrived: pld.DistributedTensor[[1, 1], pl.INT32], me: pl.Scalar[pl.INT32]):
+    return step(x, z, y, inbox, arrived, me)
+
+
+@pl.jit.host
+def host(xs: pl.Tensor[[2, ROWS, COLS], pl.FP32], zs: pl.Tensor[[2, ROWS, COLS], pl.FP32],
+         ys: pl.Out[pl.Tensor[[2, ROWS, COLS], pl.FP32]]):
+    inbox_buf = pld.alloc_window_buffer([ROWS, COLS], dtype=pl.FP32)
+    arrived_buf = pld.alloc_window_buffer(4)
+    for r in pl.range(pld.world_size()):
+        inbox = pld.window(inbox_buf, [ROWS, COLS], dtype=pl.FP32)
+        arrived = pld.window(arrived_buf, [1, 1], dtype=pl.INT32)
+        chip(xs[r], zs[r], ys[r], inbox, arrived, r, device=r)
+
+
+def golden(v):
+    v["ys"][0] = v["zs"][0]
+    v["ys"][1] = v["xs"][0]
+
+
+exit_on_failure(run(fn=host, specs=[TensorSpec("xs", [2, ROWS, COLS], torch.float32, init_value=torch.randn),
+                                    TensorSpec("zs", [2, ROWS, COLS], torch.float32, init_value=torch.randn),
+                                    TensorSpec("ys", [2, ROWS, COLS], torch.float32)],
+                    golden_fn=golden, rtol=0, atol=0,
+                    config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1]))))
+"""
+
+
+def test_a_large_put_carries_its_source_as_it_was_when_put(host, tmp_path):
+    # 4 MiB go from the kernel's own bytes, not a copy: the kernel changes them right after
+    # the put, so the put must be out first (it fails 3 of 3 when it is not waited for).
+    (tmp_path / "put_then_change.py").write_text(PUT_THEN_CHANGE)
+    proc = host("--ranks=process", "put_then_change.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'ys' PASS  shape=(2, 1024, 1024) dtype=torch.float32" in proc.stdout
+
+
 SHARED_OUTPUT = """
 import torch
 import pypto.language as pl
