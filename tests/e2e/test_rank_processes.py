@@ -341,11 +341,16 @@ exit_on_failure(run(fn=host, specs=[TensorSpec("xs", [2, ROUNDS * ROWS, COLS], t
 """
 
 
-def test_a_signal_sent_after_data_is_never_seen_before_the_data(host, tmp_path):
-    (tmp_path / "ordering.py").write_text(ORDERING)
-    proc = host("--ranks=process", "ordering.py")
+def passes_in_processes(host, tmp_path, script):
+    """Runs `script` (text) with its ranks in worker processes; it must pass. Returns stdout."""
+    (tmp_path / "script.py").write_text(script)
+    proc = host("--ranks=process", "script.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "[RUN]   'ys' PASS" in proc.stdout
+    return proc.stdout
+
+
+def test_a_signal_sent_after_data_is_never_seen_before_the_data(host, tmp_path):
+    assert "[RUN]   'ys' PASS" in passes_in_processes(host, tmp_path, ORDERING)
 
 
 KEPT_RESIDENT = """
@@ -476,10 +481,8 @@ exit_on_failure(run(fn=host, specs=[TensorSpec("xs", [2, ROWS, COLS], torch.floa
 def test_a_large_put_carries_its_source_as_it_was_when_put(host, tmp_path):
     # 4 MiB go from the kernel's own bytes, not a copy: the kernel changes them right after
     # the put, so the put must be out first (it fails 3 of 3 when it is not waited for).
-    (tmp_path / "put_then_change.py").write_text(PUT_THEN_CHANGE)
-    proc = host("--ranks=process", "put_then_change.py")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "[RUN]   'ys' PASS  shape=(2, 1024, 1024) dtype=torch.float32" in proc.stdout
+    out = passes_in_processes(host, tmp_path, PUT_THEN_CHANGE)
+    assert "[RUN]   'ys' PASS  shape=(2, 1024, 1024) dtype=torch.float32" in out
 
 
 SHARED_OUTPUT = """
@@ -531,12 +534,9 @@ raise SystemExit(0 if result.passed else 1)
 def test_ranks_writing_parts_of_one_host_tensor_keep_each_others_parts(host, tmp_path):
     # Each rank writes every other element of `cols` (more runs than are sent as runs: a
     # mask comes back) and one row of `rows` (one run); neither may undo the other's.
-    script = tmp_path / "shared_output.py"
-    script.write_text(SHARED_OUTPUT)
-    proc = host("--ranks=process", script)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "[RUN]   'cols' PASS  shape=(128, 2) dtype=torch.float32" in proc.stdout
-    assert "[RUN]   'rows' PASS  shape=(2, 32) dtype=torch.float32" in proc.stdout
+    out = passes_in_processes(host, tmp_path, SHARED_OUTPUT)
+    assert "[RUN]   'cols' PASS  shape=(128, 2) dtype=torch.float32" in out
+    assert "[RUN]   'rows' PASS  shape=(2, 32) dtype=torch.float32" in out
 
 
 def test_the_memory_guard_counts_the_workers_and_guards_a_worker_on_its_own(host, tmp_path):
