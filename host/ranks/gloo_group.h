@@ -60,6 +60,9 @@ enum class MessageKind : int64_t {
   Forget = 20,      // host -> worker: [key]: after the launches so far, drop the region kept under key
   Return = 21,      // host -> worker: [key]: after the launches so far, send back the region kept under key
   Returned = 22,    // worker -> host: [key, held]; payload (held): the region's bytes
+  Record = 23,      // host -> worker: record the tasks of the launches from now on (DFX outputs)
+  Tasks = 24,       // host -> worker: stop recording, send the tasks recorded
+  TasksReply = 25,  // worker -> host: [text bytes]; payload: recorded_tasks_text()
 };
 
 struct MessageHeader {

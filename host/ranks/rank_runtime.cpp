@@ -2,6 +2,7 @@
 
 #include "ranks/changed_bytes.h"
 #include "ranks/rank_worker.h"
+#include "ranks/recorded_tasks.h"
 #include "ranks/shipped_frame.h"
 #include "sim/comm/comm_domain.h"
 #include "sim/comm/rank_queues.h"
@@ -11,6 +12,7 @@
 #include "sim/kernel_error.h"
 #include "sim/program_loader.h"
 #include "sim/statements.h"
+#include "sim/task_recorder.h"
 
 #include <ATen/ATen.h>
 
@@ -101,7 +103,10 @@ class Runtime : public sim::PeerLinks {
     // signal: it stops now.
     if (domain_) domain_->transport().abort();
     if (queue_) queue_->wait_idle();
-    if (device_) device_->bind_rank(nullptr, -1);
+    if (device_) {
+      device_->set_recorder(nullptr);
+      device_->bind_rank(nullptr, -1);
+    }
   }
 
   int serve() {
@@ -150,6 +155,15 @@ class Runtime : public sim::PeerLinks {
                       {text_payload(left)});
           break;
         }
+        case MessageKind::Record:
+          queue_->submit(0, [this] {
+            recorder_ = std::make_unique<sim::TaskRecorder>();
+            device_->set_recorder(recorder_.get());
+          });
+          break;
+        case MessageKind::Tasks:
+          on_tasks(source);
+          break;
         case MessageKind::Forget:
         case MessageKind::Return:
           on_kept(source, h);
@@ -372,6 +386,22 @@ class Runtime : public sim::PeerLinks {
     pending.arrived.set_value(std::move(regions));
   }
 
+  // The tasks recorded since Record, after the launches queued so far; recording stops.
+  void on_tasks(int source) {
+    queue_->submit(0, [this, source] {
+      device_->set_recorder(nullptr);
+      const sim::TaskRecorder none;  // a Tasks without a Record: nothing recorded
+      const std::string text = recorded_tasks_text(recorder_ ? *recorder_ : none);
+      recorder_.reset();
+      try {
+        group_.post(source, MessageHeader{MessageKind::TasksReply, {static_cast<int64_t>(text.size())}},
+                    {text_payload(text)});
+      } catch (const GroupError&) {
+        // The host is gone: the service loop ends the worker.
+      }
+    });
+  }
+
   // Forget / Return of a kept region: after the launches queued so far, which may use it.
   void on_kept(int source, const MessageHeader& h) {
     const int64_t key = h.args[0];
@@ -455,6 +485,7 @@ class Runtime : public sim::PeerLinks {
   std::shared_ptr<sim::Device> device_;
   std::unique_ptr<sim::CommDomain> domain_;
   std::unique_ptr<sim::RankQueues> queue_;  // this rank's launches, in order
+  std::unique_ptr<sim::TaskRecorder> recorder_;  // between Record and Tasks
   std::mutex mu_;
   std::map<int64_t, PendingData> data_;  // by launch id
   std::map<int64_t, PendingGet> gets_;   // by request

@@ -2,6 +2,7 @@
 
 #include "ranks/changed_bytes.h"
 #include "ranks/rank_processes.h"
+#include "ranks/recorded_tasks.h"
 #include "ranks/shipped_frame.h"
 #include "ranks/store_address.h"
 #include "sim/comm/comm_domain.h"
@@ -105,11 +106,28 @@ class RemoteLaunches : public sim::RemoteRanks {
     }
     post_to_ranks(MessageHeader{MessageKind::Check, {}});
     std::unique_lock<std::mutex> lock(mu_);
-    while (checks_ > 0 && !lost_) {
-      done_.wait_for(lock, std::chrono::milliseconds(50));
-      if (sim::interrupt_requested()) throw sim::Interrupted();
-    }
+    await_replies(lock, checks_);
     return left_set_;
+  }
+
+  void record_tasks() override { post_to_ranks(MessageHeader{MessageKind::Record, {}}); }
+
+  void collect_tasks(sim::TaskRecorder& into) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (lost_) return;
+      task_replies_ = domain_.world_size();
+      task_texts_.assign(static_cast<size_t>(domain_.world_size()), std::string());
+    }
+    post_to_ranks(MessageHeader{MessageKind::Tasks, {}});
+    std::vector<std::string> texts;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      await_replies(lock, task_replies_);
+      if (task_replies_ > 0) return;  // a worker was lost: the run fails with that
+      texts = std::move(task_texts_);
+    }
+    for (size_t r = 0; r < texts.size(); ++r) add_recorded_tasks(into, texts[r], static_cast<int>(r));
   }
 
   void join(std::vector<double>& busy_us, std::exception_ptr& failure, int& failed_rank) override {
@@ -272,6 +290,15 @@ class RemoteLaunches : public sim::RemoteRanks {
     for (const auto& [rank, header] : credits) group().post(rank, header);
   }
 
+  // Waits until the service has counted `pending` down to 0 (every rank's reply) or a worker
+  // is lost. Called with mu_ held.
+  void await_replies(std::unique_lock<std::mutex>& lock, const int& pending) {
+    while (pending > 0 && !lost_) {
+      done_.wait_for(lock, std::chrono::milliseconds(50));
+      if (sim::interrupt_requested()) throw sim::Interrupted();
+    }
+  }
+
   // Holds (or lets go) every rank's wait clock for launch `id`, once each way.
   void hold_clocks(int64_t id, bool hold) {
     {
@@ -353,6 +380,11 @@ class RemoteLaunches : public sim::RemoteRanks {
             done_.notify_all();
             return;
           }
+        } else if (h.kind == MessageKind::TasksReply) {
+          std::string text = group().receive_text(source, h.args[0]);
+          std::lock_guard<std::mutex> lock(mu_);
+          task_texts_.at(static_cast<size_t>(source)) = std::move(text);
+          if (--task_replies_ == 0) done_.notify_all();
         } else if (h.kind == MessageKind::CheckReply) {
           const std::string text = group().receive_text(source, h.args[0]);
           std::lock_guard<std::mutex> lock(mu_);
@@ -435,6 +467,8 @@ class RemoteLaunches : public sim::RemoteRanks {
   bool lost_ = false;
   std::atomic<bool> stopping_{false};
   int checks_ = 0;         // Check replies still to come
+  int task_replies_ = 0;   // TasksReply still to come
+  std::vector<std::string> task_texts_;  // by rank
   int stopped_ = 0;        // workers that answered their Stop
   std::string left_set_;   // the first rank's signal left set
 };

@@ -4,6 +4,7 @@
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
 #include "sim/strided_view.h"
+#include "sim/task_recorder.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
@@ -67,10 +68,12 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
                         " arguments, got " + std::to_string(args.size()));
   session.begin_dispatch();
   CommDomain* domain = session.domain();
-  if (domain != nullptr && domain->remote() && options.recorder != nullptr)
-    throw SimError("the DFX outputs of an L3 program's chip launches are recorded only with its ranks in this "
-                   "process: unset PYPTO_SIM_RANKS=process for a run with a DFX key (rank workers do not record "
-                   "yet)");
+  const bool remote = domain != nullptr && domain->remote();
+  if (remote && options.recorder != nullptr && options.recorder->windows())
+    throw SimError("the task graph, the argument dump and the PMU counts of an L3 program's chip launches are "
+                   "recorded only with its ranks in this process: unset PYPTO_SIM_RANKS=process for a run with "
+                   "dep_gen, enable_dump_args or a PMU key (rank workers record the swimlane and the scope "
+                   "statistics only)");
   Frame frame;
   frame.function = &fn;
   frame.device = &device;
@@ -108,7 +111,8 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     frame.slots[k] = Value::from_tensor(device_tensors[k]);
   }
 
-  if (domain != nullptr && domain->remote()) {
+  if (remote) {
+    if (options.recorder != nullptr) domain->record_remote_tasks();
     std::vector<RankResident> kept;
     for (size_t k = 0; k < args.size(); ++k)
       if (fn.params[k].is_tensor && args[k].resident && !fn.params[k].read_on_host)
@@ -132,6 +136,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     } recording(device, options.recorder ? domain : nullptr, options.recorder);
     run_block(fn.body, frame);
     if (domain) domain->join();  // the frontend ends a host program with a join; any program waits here
+    if (remote && options.recorder != nullptr) domain->collect_remote_tasks(*options.recorder);
   }
 
   DispatchReport report;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <tuple>
 
@@ -43,7 +44,10 @@ ChipLaunchScope::ChipLaunchScope(int rank, int launch, const std::string& progra
 ChipLaunchScope::~ChipLaunchScope() { current_launch = {rank_, launch_, program_}; }
 
 TaskRecorder::TaskRecorder(bool windows, Payloads payloads)
-    : serial_(next_serial++),
+    : origin_unix_ns_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count()),
+      serial_(next_serial++),
       windows_(windows || payloads != Payloads::None), payloads_(payloads) {}
 
 TaskRecorder::~TaskRecorder() = default;
@@ -264,10 +268,29 @@ std::vector<TaskRecord> TaskRecorder::tasks() const {
       }
     }
   }
+  for (TaskRecord t : foreign_) {
+    t.lane += static_cast<int>(lanes_.size());
+    all.push_back(std::move(t));
+  }
   std::stable_sort(all.begin(), all.end(), [](const TaskRecord& a, const TaskRecord& b) {
     return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.depth < b.depth;
   });
   return all;
+}
+
+void TaskRecorder::add_foreign(std::vector<ForeignTask> tasks) {
+  std::lock_guard<std::mutex> lock(mu_);
+  int lanes = 0;
+  for (ForeignTask& t : tasks) {
+    TaskRecord r = std::move(t.record);
+    r.name = &*foreign_names_.insert(std::move(t.name)).first;
+    r.program = t.program.empty() ? nullptr : &*foreign_names_.insert(std::move(t.program)).first;
+    lanes = std::max(lanes, r.lane + 1);
+    r.lane += foreign_lanes_;
+    r.windows.clear();
+    foreign_.push_back(std::move(r));
+  }
+  foreign_lanes_ += lanes;
 }
 
 std::vector<RecordedTensor> TaskRecorder::tensors() const {

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -157,6 +158,18 @@ class TaskRecorder {
   // The tensors TaskWindow::tensor indexes, in the order of tasks()'s numbering.
   std::vector<RecordedTensor> tensors() const;
 
+  // When the recorder was made, on the system clock: what puts another process's records
+  // on this one's clock.
+  int64_t origin_unix_ns() const { return origin_unix_ns_; }
+  // Tasks another process recorded (a rank worker's; no windows), with their times on this
+  // recorder's clock and its lanes numbered from 0: tasks() lists them too, on lanes after
+  // this process's and those of earlier calls. `name` / `program` are set from the strings.
+  struct ForeignTask {
+    std::string name, program;
+    TaskRecord record;
+  };
+  void add_foreign(std::vector<ForeignTask> tasks);
+
  private:
   friend class TaskWindowScope;  // holds its thread's lane for the task's windows
   struct Lane;
@@ -260,6 +273,7 @@ class TaskRecorder {
                                           std::map<const void*, int>* by_storage = nullptr) const;
 
   TaskClock clock_;
+  int64_t origin_unix_ns_;
   uint64_t serial_;  // tells this recorder from an earlier one at the same address
   bool windows_;
   Payloads payloads_;
@@ -272,6 +286,9 @@ class TaskRecorder {
     std::vector<int64_t> shape, strides;
   };
   std::vector<Alias> aliases_;
+  std::vector<TaskRecord> foreign_;      // add_foreign's, lanes numbered after this process's
+  std::set<std::string> foreign_names_;  // their names and programs (a set: stable addresses)
+  int foreign_lanes_ = 0;
 };
 
 }  // namespace pypto_golden::sim

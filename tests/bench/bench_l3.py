@@ -9,9 +9,10 @@ the same run; never asserts on time.
    the ratio grows with ranks beyond the core count).
 2. fixed overhead of an L3 dispatch: a host program launching an empty chip program on 4
    ranks, median host_us (target: <= 100 us).
-3. with --ranks process: the same all-reduce with its ranks in worker processes
-   (PYPTO_SIM_RANKS=process), dispatch median, against torch.distributed.all_reduce (gloo)
-   of the same bytes between as many Python processes (target: within 2x).
+3. with --ranks process: an all-reduce with its ranks in worker processes
+   (PYPTO_SIM_RANKS=process) that moves the bytes gloo's ring moves (a reduce-scatter, then
+   an all-gather) on resident tensors, dispatch median, against torch.distributed.all_reduce
+   (gloo) of the same bytes between as many Python processes (target: within 2x).
 """
 
 import argparse

@@ -2,18 +2,23 @@
 // bindings run on the host so a rank is sent its row, not the whole host tensor; a binding
 // that fails or makes a tensor of its own leaves the binding to the rank; changes come back
 // per element (granule), as runs of bytes or, past kMaxRuns, with a mask that keeps the
-// bytes the launch did not change.
+// bytes the launch did not change; the tasks a rank recorded come back on the host's clock.
 #include "ranks/changed_bytes.h"
+#include "ranks/gloo_group.h"
+#include "ranks/recorded_tasks.h"
 #include "ranks/shipped_frame.h"
 #include "sim/comm/comm_domain.h"
 #include "sim/device.h"
 #include "sim/program_loader.h"
 #include "sim/statements.h"
+#include "sim/task_recorder.h"
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <thread>
 
 using namespace std::chrono_literals;
 using namespace pypto_golden;
@@ -161,4 +166,34 @@ TEST_CASE("past kMaxRuns a mask comes back, and only the changed elements are wr
   CHECK(values[1].item<float>() == 7.0f);
   CHECK(values[n - 2].item<float>() == 3.0f);
   CHECK(values[n - 1].item<float>() == 7.0f);
+}
+
+TEST_CASE("a rank's recorded tasks come back named, on the host's clock, on lanes after the host's") {
+  sim::TaskRecorder host;
+  const std::string host_task = "on_host";
+  host.record(host_task, 3, 0, {host.now(), 0}, 0, 0, 0, {});
+  std::this_thread::sleep_for(20ms);
+  sim::TaskRecorder rank;  // made 20 ms after the host's
+  const std::string chip = "chip", region = "step";
+  {
+    sim::ChipLaunchScope launch(1, 2, chip);
+    rank.record(region, 7, 5, {rank.now(), 64}, 128, 0, 0, {});
+  }
+  const sim::TaskRecord sent = rank.tasks().at(0);
+  ranks::add_recorded_tasks(host, ranks::recorded_tasks_text(rank), 1);
+  const std::vector<sim::TaskRecord> all = host.tasks();
+  REQUIRE(all.size() == 2);
+  const sim::TaskRecord& got = all[1];  // later than the host's own
+  CHECK(*got.name == "step");
+  CHECK(*got.program == "chip");
+  CHECK((got.line == 7 && got.device == 5 && got.rank == 1 && got.launch == 2 && got.depth == 0));
+  CHECK((got.start_bytes == 64 && got.end_bytes == 128));
+  CHECK(got.lane == 1);  // the host's own lane is 0
+  const int64_t shift = rank.origin_unix_ns() - host.origin_unix_ns();
+  CHECK(shift >= 20'000'000);
+  // tasks() converts the clock's ticks at its rate as measured when called: within 1 us.
+  CHECK(std::llabs(got.start_ns - (sent.start_ns + shift)) < 1000);
+  CHECK(std::llabs((got.end_ns - got.start_ns) - (sent.end_ns - sent.start_ns)) < 1000);
+  CHECK_THROWS_WITH_AS(ranks::add_recorded_tasks(host, R"({"origin": 0, "names": [], "tasks": [[0]]})", 3),
+                       doctest::Contains("rank 3 sent back task records that are not: "), ranks::GroupError);
 }

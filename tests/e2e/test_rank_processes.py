@@ -2,6 +2,7 @@
 machine, they join its rank store and form a Gloo group with it, data goes to each and back,
 and every one is stopped and reaped; a worker that dies is named."""
 
+import json
 import os
 import re
 import signal
@@ -252,18 +253,52 @@ def test_a_killed_worker_fails_the_run_by_name_within_seconds(tmp_path):
     assert not os.path.exists(f"/proc/{survivor}")  # the other worker is gone too
 
 
-def test_dfx_outputs_of_ranks_in_processes_are_refused_by_name(tmp_path):
-    script = tmp_path / "dfx.py"
+def dfx_sample(tmp_path, ranks, keys):
+    """samples/ring_allreduce.py with DFX keys, run with its ranks on `ranks`; returns the
+    process and the run's dfx_outputs directory."""
+    script = tmp_path / ranks / "dfx.py"
+    script.parent.mkdir()
     script.write_text(open(f"{SAMPLES}/ring_allreduce.py").read().replace(
         "config=RunConfig(platform=args.platform, distributed_config=DistributedConfig(device_ids=devices)),",
-        "config=RunConfig(platform=args.platform, distributed_config=DistributedConfig(device_ids=devices), "
-        "enable_chip_swimlane=True),"))
-    proc = subprocess.run([str(HOST_BIN), "--ranks=process", str(script), "-p", "a2a3sim"], cwd=tmp_path,
-                          env=clean_env(tmp_path), capture_output=True, text=True, timeout=120)
+        f"config=RunConfig(platform=args.platform, distributed_config=DistributedConfig(device_ids=devices), {keys}),"))
+    proc = subprocess.run([str(HOST_BIN), f"--ranks={ranks}", str(script), "-p", "a2a3sim", "-d", "2"],
+                          cwd=script.parent, env=clean_env(script.parent), capture_output=True, text=True, timeout=120)
+    outputs = list(script.parent.glob("build_output/*/dfx_outputs"))
+    return proc, outputs[0] if outputs else None
+
+
+def test_the_swimlane_of_ranks_in_processes_is_the_swimlane_of_ranks_in_threads(tmp_path):
+    # Each worker records its rank's tasks and sends them back; the host puts them on its clock.
+    runs = {ranks: dfx_sample(tmp_path, ranks, "enable_chip_swimlane=True, enable_scope_stats=True")
+            for ranks in ("thread", "process")}
+    for ranks, (proc, _) in runs.items():
+        assert proc.returncode == 0, ranks + proc.stdout + proc.stderr
+    files = {ranks: sorted(p.relative_to(d).as_posix() for p in d.rglob("*") if p.is_file())
+             for ranks, (_, d) in runs.items()}
+    assert files["process"] == files["thread"]
+    assert "rank3/d0/chip_swimlane_records.json" in files["process"]
+
+    def tasks(ranks, rank):
+        doc = json.loads((runs[ranks][1] / f"rank{rank}/d0/chip_swimlane_records.json").read_text())
+        return doc["tasks"]
+
+    for rank in range(4):
+        (ours,), (theirs,) = tasks("process", rank), tasks("thread", rank)
+        same = ("task_id", "func_name", "device", "source", "depth", "device_memory_bytes")
+        assert {k: ours[k] for k in same} == {k: theirs[k] for k in same}
+        assert ours["device"] == 2 + rank and 0 <= ours["start_us"] < ours["end_us"]
+    merged = json.loads((runs["process"][1] / "merged_swimlane_ring_allreduce.json").read_text())
+    slices = [e for e in merged["traceEvents"] if e["ph"] == "X"]
+    assert sorted(e["pid"] for e in slices) == [2, 3, 4, 5]
+
+
+def test_the_task_graph_of_ranks_in_processes_is_refused_by_name(tmp_path):
+    proc, _ = dfx_sample(tmp_path, "process", "enable_dep_gen=True")
     assert proc.returncode == 1
     assert proc.stderr.rstrip().endswith(
-        "the DFX outputs of an L3 program's chip launches are recorded only with its ranks in this process: unset "
-        "PYPTO_SIM_RANKS=process for a run with a DFX key (rank workers do not record yet)")
+        "the task graph, the argument dump and the PMU counts of an L3 program's chip launches are recorded only "
+        "with its ranks in this process: unset PYPTO_SIM_RANKS=process for a run with dep_gen, enable_dump_args or "
+        "a PMU key (rank workers record the swimlane and the scope statistics only)")
 
 
 def test_a_run_whose_ranks_are_on_another_host(tmp_path, two_namespaces):

@@ -65,6 +65,9 @@ class CommDomain {
   bool remote() const { return remote_ != nullptr; }
   // When remote(): the dispatch's residents the ranks may keep (RemoteRanks::keep_residents).
   void keep_residents(const std::vector<RankResident>& residents) { remote_->keep_residents(residents); }
+  // When remote(): RemoteRanks::record_tasks and collect_tasks.
+  void record_remote_tasks() { remote_->record_tasks(); }
+  void collect_remote_tasks(TaskRecorder& into) { remote_->collect_tasks(into); }
   // LaunchStmt's launch when remote(): `launch` (launch `k` of `rank`) with the host's frame
   // (`bound`: after LaunchStmt::bind_arguments).
   void launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound);

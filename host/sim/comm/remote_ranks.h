@@ -16,6 +16,7 @@ namespace pypto_golden::sim {
 
 class CommDomain;
 class LaunchStmt;
+class TaskRecorder;
 struct Frame;
 struct Program;
 
@@ -47,6 +48,11 @@ class RemoteRanks {
   // After join(): CommDomain::signal_left_set() over the ranks' waits in this dispatch,
   // which then start over.
   virtual std::string signal_left_set() = 0;
+  // The ranks record the tasks of the launches from now on (the DFX outputs of a recorder
+  // without windows)...
+  virtual void record_tasks() = 0;
+  // ... until, after join(), they are added to `into`.
+  virtual void collect_tasks(TaskRecorder& into) = 0;
 };
 
 // A worker's side: window traffic to the ranks in other processes. A region is given by its
