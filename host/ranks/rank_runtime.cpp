@@ -305,10 +305,14 @@ class Runtime : public sim::PeerLinks {
     try {
       group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
       regions = data.get();
-      std::vector<at::Tensor> before;  // what the host has: not needed of a kept region it is not sent
+      // What the host has, to find what the launch changed: not of a region it does not
+      // write, nor of one the rank keeps (its changes stay here).
+      std::vector<at::Tensor> before;
       for (size_t r = 0; r < regions.size(); ++r)
-        if (keeping.at(r).how != Keeping::Use) before.push_back(buffers_.take(regions[r].numel()).copy_(regions[r]));
-        else before.emplace_back();
+        if (keeping.at(r).how != Keeping::Use && !keeping[r].read_only)
+          before.push_back(buffers_.take(regions[r].numel()).copy_(regions[r]));
+        else
+          before.emplace_back();
       run_on_regions(index, k, id, bound, frame_text, regions, before);
       for (const at::Tensor& b : before)
         if (b.defined()) buffers_.give({b});
@@ -346,7 +350,7 @@ class Runtime : public sim::PeerLinks {
     std::vector<int64_t> which;
     std::vector<at::Tensor> payload;
     for (size_t r = 0; r < regions.size(); ++r) {
-      if (!before[r].defined()) continue;  // a kept region: its changes stay on the rank
+      if (!before[r].defined()) continue;  // not written, or kept: nothing goes back
       std::optional<ChangedBytes> changes = find_changes(regions[r], before[r], granules.at(r));
       if (!changes) continue;
       which.push_back(static_cast<int64_t>(r));

@@ -86,7 +86,8 @@ class RemoteLaunches : public sim::RemoteRanks {
       std::lock_guard<std::mutex> lock(mu_);
       id = next_id_++;
       Pending pending{rank, std::move(shipped.regions), std::move(shipped.granules), {}, {}, false, false, std::nullopt};
-      pending.keeping = keep_regions(rank, shipped.storages, shipped.starts, pending.regions, pending.awaiting, before);
+      pending.keeping = keep_regions(rank, read_only_regions(launch, frame, shipped.storages), shipped.storages,
+                                     shipped.starts, pending.regions, pending.awaiting, before);
       set_region_keeping(shipped, pending.keeping);
       text = shipped.text.dump();
       launches_[id] = std::move(pending);
@@ -187,12 +188,14 @@ class RemoteLaunches : public sim::RemoteRanks {
   // bytes, which the rank keeps. The copies of those bytes other launches kept are dropped
   // first, or, where only they hold its current bytes, sent back first (the launch's data
   // waits for them: `awaiting`). Called with mu_ held.
-  std::vector<RegionKeeping> keep_regions(int rank, const std::vector<const void*>& storages,
+  std::vector<RegionKeeping> keep_regions(int rank, const std::vector<bool>& read_only,
+                                          const std::vector<const void*>& storages,
                                           const std::vector<int64_t>& starts, const std::vector<at::Tensor>& regions,
                                           std::set<int64_t>& awaiting,
                                           std::vector<std::pair<int, MessageHeader>>& messages) {
     std::vector<RegionKeeping> out(regions.size());
     for (size_t i = 0; i < regions.size(); ++i) {
+      out[i].read_only = read_only[i];
       const void* storage = storages[i];
       const int64_t start = starts[i], bytes = regions[i].numel();
       for (const auto& [key, back] : returning_)
@@ -205,8 +208,8 @@ class RemoteLaunches : public sim::RemoteRanks {
         return k.storage == storage && k.start == start && k.bytes == bytes && k.rank == rank;
       });
       if (same != kept_.end()) {
-        same->host_current = false;
-        out[i] = {Keeping::Use, same->key};
+        same->host_current = same->host_current && read_only[i];
+        out[i] = {Keeping::Use, same->key, read_only[i]};
         continue;
       }
       for (auto it = kept_.begin(); it != kept_.end();) {
@@ -225,7 +228,23 @@ class RemoteLaunches : public sim::RemoteRanks {
       }
       const int64_t key = next_key_++;
       kept_.push_back(Kept{storage, start, bytes, rank, key, true});
-      out[i] = {Keeping::Keep, key};
+      out[i] = {Keeping::Keep, key, read_only[i]};
+    }
+    return out;
+  }
+
+  // Per region (of `storages`): whether the launch writes none of it. Known of the host
+  // program's parameters only (the loader's analysis): a region of another tensor counts
+  // as written.
+  static std::vector<bool> read_only_regions(const sim::LaunchStmt& launch, const sim::Frame& frame,
+                                             const std::vector<const void*>& storages) {
+    std::map<const void*, bool> written;  // by storage: whether a parameter over it is written
+    for (size_t k = 0; k < frame.function->params.size() && k < frame.slots.size(); ++k)
+      if (frame.slots[k].is_tensor()) written[frame.slots[k].tensor.storage().data()] |= launch.may_write_param(k);
+    std::vector<bool> out;
+    for (const void* s : storages) {
+      const auto it = written.find(s);
+      out.push_back(it != written.end() && !it->second);
     }
     return out;
   }

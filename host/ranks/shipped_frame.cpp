@@ -184,7 +184,7 @@ std::vector<int64_t> region_granules(const json& text) { return text.at("granule
 
 void set_region_keeping(ShippedFrame& frame, const std::vector<RegionKeeping>& keeping) {
   json kept = json::array();
-  for (const RegionKeeping& k : keeping) kept.push_back({static_cast<int>(k.how), k.key});
+  for (const RegionKeeping& k : keeping) kept.push_back({static_cast<int>(k.how), k.key, k.read_only});
   frame.text["kept"] = kept;
 }
 
@@ -196,7 +196,7 @@ std::vector<RegionKeeping> region_keeping(const json& text) {
       if (how < 0 || how > static_cast<int>(Keeping::Use))
         throw sim::KernelError("a launch's region " + std::to_string(r) + " travels in an unknown way (" +
                                std::to_string(how) + ")");
-      out[r] = {static_cast<Keeping>(how), (*kept)[r].at(1).get<int64_t>()};
+      out[r] = {static_cast<Keeping>(how), (*kept)[r].at(1).get<int64_t>(), (*kept)[r].at(2).get<bool>()};
     }
   return out;
 }

@@ -32,12 +32,15 @@ ShippedFrame pack_frame(const sim::Frame& frame, const std::vector<int>& slots, 
 // How a region of a resident the ranks keep (sim::RankResident) reaches a worker, as the
 // host decides it: Keep, its bytes, and the worker keeps them after the launch under `key`;
 // Use, no bytes, the worker uses what it kept under `key` (and keeps it again).
+// `read_only`: the launch writes none of it (LaunchStmt::may_write_param), so the worker
+// looks for no changes to send back.
 enum class Keeping : int { No = 0, Keep = 1, Use = 2 };
 struct RegionKeeping {
   Keeping how = Keeping::No;
   int64_t key = 0;
+  bool read_only = false;
 };
-// Sets how each region of `frame` travels (all No unless set).
+// Sets how each region of `frame` travels (all No, written, unless set).
 void set_region_keeping(ShippedFrame& frame, const std::vector<RegionKeeping>& keeping);
 std::vector<RegionKeeping> region_keeping(const nlohmann::json& text);
 

@@ -36,6 +36,14 @@ class Analysis {
     return written;
   }
 
+  std::map<const json*, Params> launch_writes(const json& body) {
+    while (propagate(body)) {
+    }
+    std::map<const json*, Params> out;
+    collect_launch_writes(body, out);
+    return out;
+  }
+
   Params host_reads(const json& body) {
     while (propagate(body)) {
     }
@@ -115,6 +123,19 @@ class Analysis {
     return e == "var" || e == "subscript";
   }
 
+  void collect_launch_writes(const json& block, std::map<const json*, Params>& out) {
+    for (const auto& st : block) {
+      if (st.value("s", std::string()) == "launch") {
+        Params written(params_, false);
+        collect_writes(st.at("body"), written);
+        out[&st] = written;
+        continue;
+      }
+      for (const char* child : {"body", "then", "else"})
+        if (st.contains(child)) collect_launch_writes(st.at(child), out);
+    }
+  }
+
   void collect_host_reads(const json& block, Params& read) const {
     for (const auto& st : block) {
       const std::string s = st.value("s", std::string());
@@ -135,6 +156,10 @@ class Analysis {
 }  // namespace
 
 std::vector<bool> params_written(const json& function) { return Analysis(function).run(function.at("body")); }
+
+std::map<const json*, std::vector<bool>> launches_params_written(const json& function) {
+  return Analysis(function).launch_writes(function.at("body"));
+}
 
 std::vector<bool> params_read_on_host(const json& function) {
   return Analysis(function).host_reads(function.at("body"));

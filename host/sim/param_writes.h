@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <vector>
 
 namespace pypto_golden::sim {
@@ -20,5 +21,10 @@ std::vector<bool> params_written(const nlohmann::json& function);
 // launches, that is anywhere but in the ranks (over-approximate in the same way). A resident
 // tensor it does not read there may stay on the ranks between dispatches.
 std::vector<bool> params_read_on_host(const nlohmann::json& function);
+
+// Per chip launch of a host program (its "launch" node in `function`): whether the launch's
+// body may write each parameter. One it does not write a rank in a worker process receives
+// without keeping a copy to find what the launch changed, and sends nothing back.
+std::map<const nlohmann::json*, std::vector<bool>> launches_params_written(const nlohmann::json& function);
 
 }  // namespace pypto_golden::sim

@@ -200,6 +200,7 @@ class Loader {
     }
     if (static_cast<int>(fn->params.size()) > num_slots_) fail(where_ + "fewer slots than parameters");
     regions_made_.clear();
+    launches_made_.clear();
     fn->body = block(need(f, "body"));
     // The analyses walk the function's JSON once the statements have checked it.
     const auto outputs = region_outputs(f);
@@ -210,6 +211,9 @@ class Loader {
     if (fn->host) {
       const std::vector<bool> on_host = params_read_on_host(f);
       for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].read_on_host = on_host[k];
+      const auto launch_writes = launches_params_written(f);
+      for (const auto& [json_at, launch] : launches_made_)
+        if (auto it = launch_writes.find(json_at); it != launch_writes.end()) launch->set_params_written(it->second);
     }
     return fn;
   }
@@ -306,6 +310,7 @@ class Loader {
                                                  std::vector<int>(read.begin(), read.end()),
                                                  std::vector<int>(bound_read.begin(), bound_read.end()));
       launches_.push_back(launch.get());
+      launches_made_.emplace_back(&s, launch.get());
       return launch;
     }
     if (kind == "join") return std::make_unique<JoinStmt>(line);
@@ -424,6 +429,7 @@ class Loader {
   std::string origin_;
   std::string where_;
   std::vector<const LaunchStmt*> launches_;
+  std::vector<std::pair<const json*, LaunchStmt*>> launches_made_;  // the function's, by their JSON
   int depth_ = 0;
   int num_slots_ = 0;
   std::vector<std::string> slot_names_;

@@ -80,6 +80,10 @@ class LaunchStmt : public Stmt {
   // The host variables (frame slots) the chip program may read: all of it (`bound` false),
   // or after bind_arguments.
   const std::vector<int>& reads(bool bound) const { return bound ? bound_reads_ : reads_; }
+  // Whether the chip program may write parameter `k` of the host program (a view of it; the
+  // loader's analysis, sim/param_writes.h; true when unknown).
+  bool may_write_param(size_t k) const { return k >= params_written_.size() || params_written_[k]; }
+  void set_params_written(std::vector<bool> written) { params_written_ = std::move(written); }
   // For a rank in another process: runs the argument bindings in `chip` (a copy of the
   // host's frame) here, so the rank is sent the argument views (rows[r]) rather than the
   // whole host tensors (rows). False when a binding failed or made a tensor that is not a
@@ -101,6 +105,7 @@ class LaunchStmt : public Stmt {
   size_t bindings_;
   std::vector<int> reads_;
   std::vector<int> bound_reads_;
+  std::vector<bool> params_written_;
 };
 
 // The host waits for every chip program it launched (and reports the first that failed).

@@ -13,6 +13,7 @@
 
 using nlohmann::json;
 using pypto_golden::sim::op_table;
+using pypto_golden::sim::launches_params_written;
 using pypto_golden::sim::params_read_on_host;
 using pypto_golden::sim::params_written;
 
@@ -126,4 +127,27 @@ TEST_CASE("a host program reads a parameter outside its launches where any state
                      std::string(kVarX) + "}]") == std::vector<bool>{true, false, true, false});
   CHECK(read_on_host(R"([{"s": "return", "line": 1, "values": [)" + var(2) + "]}]") ==
         std::vector<bool>{false, false, true, false});
+}
+
+TEST_CASE("what each chip launch of a host program may write of its parameters") {
+  // Launch 1 binds t0 = x[...] and t1 = y[...] and writes t1 (a view of y); launch 2, in a
+  // loop, stores into t2 = w[...] with an op that writes an argument (pl.store's target).
+  auto bind = [](int local, const char* base) {
+    return R"({"s": "assign", "line": 1, "slot": )" + std::to_string(local) + R"(, "value": {"e": "subscript", "base": )" +
+           base + R"(, "index": [], "text": "v"}})";
+  };
+  const json fn = function(R"([{"s": "launch", "line": 1, "name": "a", "rank": {"e": "var", "slot": 3}, "body": [)" +
+                               bind(4, kVarX) + ", " + bind(5, R"({"e": "var", "slot": 2})") +
+                               R"(, {"s": "write", "line": 2, "target": 5, "index": [], "text": "t1", "value": )" +
+                               var(4) + R"(}]},
+      {"s": "for", "line": 3, "kind": "range", "var": 3, "body": [
+        {"s": "launch", "line": 4, "name": "b", "rank": {"e": "var", "slot": 3}, "body": [)" +
+                               bind(6, kVarW) + R"(, {"s": "expr", "line": 5, "value": )" +
+                               call("store", {var(4), kZeros, var(6)}) + "}]}]}]",
+                           3);
+  const auto writes = launches_params_written(fn);
+  REQUIRE(writes.size() == 2);
+  const json& body = fn.at("body");
+  CHECK(writes.at(&body[0]) == std::vector<bool>{false, false, true, false});
+  CHECK(writes.at(&body[1]["body"][0]) == std::vector<bool>{false, true, false, false});
 }

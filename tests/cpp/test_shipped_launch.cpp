@@ -75,6 +75,10 @@ const std::string kRowOfYs =
 TEST_CASE("bound on the host, a launch ships the rows its arguments view, not the whole host tensors") {
   Host host(kRowOfYs);
   CHECK(host.launch().reads(false) == std::vector<int>{0, 1, 2, 3, 4});
+  // The loader's analysis: the chip program writes ys (through y = ys[r]), not xs, so a
+  // worker sends nothing back of xs's row.
+  CHECK_FALSE(host.launch().may_write_param(0));
+  CHECK(host.launch().may_write_param(1));
   CHECK(host.launch().reads(true) == std::vector<int>{3, 4});  // the bound parameters, one only written into
 
   sim::Frame chip = host.frame;
