@@ -73,24 +73,23 @@ GlooGroup::~GlooGroup() {
   impl_->python_group = py::object();
 }
 
-void GlooGroup::post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
+void GlooGroup::enqueue(Posted message) {
   {
     std::lock_guard<std::mutex> lock(post_mu_);
     if (!send_failure_.empty()) throw GroupError(send_failure_);
-    outbox_.push_back(Posted{peer, header, std::move(payload), nullptr});
+    outbox_.push_back(std::move(message));
   }
   posted_.notify_one();
+}
+
+void GlooGroup::post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
+  enqueue(Posted{peer, header, std::move(payload), nullptr});
 }
 
 void GlooGroup::post_and_wait(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
   auto sent = std::make_shared<std::promise<void>>();
   std::future<void> done = sent->get_future();
-  {
-    std::lock_guard<std::mutex> lock(post_mu_);
-    if (!send_failure_.empty()) throw GroupError(send_failure_);
-    outbox_.push_back(Posted{peer, header, std::move(payload), std::move(sent)});
-  }
-  posted_.notify_one();
+  enqueue(Posted{peer, header, std::move(payload), std::move(sent)});
   while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) sim::check_interrupt();
   try {
     done.get();

@@ -124,6 +124,7 @@ class GlooGroup {
     std::vector<at::Tensor> payload;
     std::shared_ptr<std::promise<void>> sent;  // post_and_wait's
   };
+  void enqueue(Posted message);  // post()'s: GroupError once a send has failed
   void send_posted();
   std::mutex post_mu_;
   std::condition_variable posted_;

@@ -37,4 +37,14 @@ void for_each_read(const nlohmann::json& node, size_t count, F&& f) {
   }
 }
 
+// `x = y` or `x = y[...]`: an assignment whose value views a variable (a chip launch's
+// leading argument bindings; it reads nothing itself, what reads x reads y).
+inline bool is_view_binding(const nlohmann::json& s) {
+  if (!s.is_object() || !s.contains("s") || s["s"] != "assign") return false;
+  auto value = s.find("value");
+  if (value == s.end() || !value->is_object()) return false;
+  auto e = value->find("e");
+  return e != value->end() && (*e == "var" || *e == "subscript");
+}
+
 }  // namespace pypto_golden::sim

@@ -24,29 +24,25 @@ class Analysis {
     aliases_.assign(fn.at("slots").size(), Params(params_, false));
     for (size_t k = 0; k < params_ && k < aliases_.size(); ++k)
       if (fn.at("params")[k].value("kind", std::string()) == "tensor") aliases_[k][k] = true;
-  }
-
-  Params run(const json& body) {
     // Loop-carried values reach a slot from statements later in the body: iterate to a
     // fixed point (each round only adds, so it ends).
-    while (propagate(body)) {
+    while (propagate(fn.at("body"))) {
     }
-    Params written(params_, false);
-    collect_writes(body, written);
-    return written;
   }
 
-  std::map<const json*, Params> launch_writes(const json& body) {
-    while (propagate(body)) {
-    }
+  Params written(const json& body) const {
+    Params out(params_, false);
+    collect_writes(body, out);
+    return out;
+  }
+
+  std::map<const json*, Params> launch_writes(const json& body) const {
     std::map<const json*, Params> out;
     collect_launch_writes(body, out);
     return out;
   }
 
-  Params host_reads(const json& body) {
-    while (propagate(body)) {
-    }
+  Params host_reads(const json& body) const {
     Params read(params_, false);
     collect_host_reads(body, read);
     return read;
@@ -71,6 +67,7 @@ class Analysis {
     const int64_t k = slot_index(s, aliases_.size());
     return k < 0 ? nullptr : &aliases_[static_cast<size_t>(k)];
   }
+  const Params* slot(const json& s) const { return const_cast<Analysis*>(this)->slot(s); }
 
   bool propagate(const json& block) {
     bool changed = false;
@@ -106,7 +103,7 @@ class Analysis {
     }
   }
 
-  void collect_writes(const json& block, Params& written) {
+  void collect_writes(const json& block, Params& written) const {
     for (const auto& st : block) {
       if (st.value("s", std::string()) == "write")
         if (const Params* target = slot(st.at("target"))) merge(written, *target);
@@ -116,14 +113,7 @@ class Analysis {
     }
   }
 
-  // `x = y` or `x = y[...]`: it reads nothing yet; what reads x reads y (its aliases).
-  static bool is_view_binding(const json& st) {
-    if (st.value("s", std::string()) != "assign" || !st.contains("value") || !st.at("value").is_object()) return false;
-    const std::string e = st.at("value").value("e", std::string());
-    return e == "var" || e == "subscript";
-  }
-
-  void collect_launch_writes(const json& block, std::map<const json*, Params>& out) {
+  void collect_launch_writes(const json& block, std::map<const json*, Params>& out) const {
     for (const auto& st : block) {
       if (st.value("s", std::string()) == "launch") {
         Params written(params_, false);
@@ -141,8 +131,7 @@ class Analysis {
       const std::string s = st.value("s", std::string());
       if (s == "launch") continue;  // a chip program's reads are the rank's
       if (s == "write")
-        if (const int64_t k = slot_index(st.at("target"), aliases_.size()); k >= 0)
-          merge(read, aliases_[static_cast<size_t>(k)]);
+        if (const Params* target = slot(st.at("target"))) merge(read, *target);
       if (!is_view_binding(st)) add_reads(st, read);
       for (const char* child : {"body", "then", "else"})
         if (st.contains(child)) collect_host_reads(st.at(child), read);
@@ -155,14 +144,16 @@ class Analysis {
 
 }  // namespace
 
-std::vector<bool> params_written(const json& function) { return Analysis(function).run(function.at("body")); }
-
-std::map<const json*, std::vector<bool>> launches_params_written(const json& function) {
-  return Analysis(function).launch_writes(function.at("body"));
-}
-
-std::vector<bool> params_read_on_host(const json& function) {
-  return Analysis(function).host_reads(function.at("body"));
+ParamUses param_uses(const json& function, bool host) {
+  const Analysis analysis(function);
+  const json& body = function.at("body");
+  ParamUses uses;
+  uses.written = analysis.written(body);
+  if (host) {
+    uses.read_on_host = analysis.host_reads(body);
+    uses.launch_writes = analysis.launch_writes(body);
+  }
+  return uses;
 }
 
 }  // namespace pypto_golden::sim

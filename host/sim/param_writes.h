@@ -13,18 +13,20 @@
 
 namespace pypto_golden::sim {
 
-// Per parameter of the function (IR.md's FUNCTION object, already checked by the loader):
-// whether its body may write it.
-std::vector<bool> params_written(const nlohmann::json& function);
-
-// Per parameter of a host program (L3): whether its body may read it outside its chip
-// launches, that is anywhere but in the ranks (over-approximate in the same way). A resident
-// tensor it does not read there may stay on the ranks between dispatches.
-std::vector<bool> params_read_on_host(const nlohmann::json& function);
-
-// Per chip launch of a host program (its "launch" node in `function`): whether the launch's
-// body may write each parameter. One it does not write a rank in a worker process receives
-// without keeping a copy to find what the launch changed, and sends nothing back.
-std::map<const nlohmann::json*, std::vector<bool>> launches_params_written(const nlohmann::json& function);
+// What a function (IR.md's FUNCTION object, already checked by the loader) does with its
+// parameters, from one analysis of which values may view which parameter.
+struct ParamUses {
+  // Per parameter: whether its body may write it.
+  std::vector<bool> written;
+  // A host program's (L3; empty otherwise). Per parameter: whether its body may read it
+  // outside its chip launches, that is anywhere but in the ranks (a resident tensor it does
+  // not read there may stay on the ranks between dispatches).
+  std::vector<bool> read_on_host;
+  // Per chip launch (its "launch" node in the function): whether the launch's body may write
+  // each parameter. One it does not write a rank in a worker process receives without
+  // keeping a copy to find what the launch changed, and sends nothing back.
+  std::map<const nlohmann::json*, std::vector<bool>> launch_writes;
+};
+ParamUses param_uses(const nlohmann::json& function, bool host);
 
 }  // namespace pypto_golden::sim

@@ -1,6 +1,7 @@
 #include "sim/program_loader.h"
 
 #include "artifact/sidecar_file.h"
+#include "sim/ir_slots.h"
 #include "sim/param_writes.h"
 #include "sim/region_outputs.h"
 
@@ -57,15 +58,6 @@ class Loader {
  private:
   [[noreturn]] void fail(const std::string& what) const {
     throw ProgramError(origin_ + ": " + what + "; rebuild the kernel with this pypto-golden");
-  }
-
-  // `x = y` or `x = y[...]`: an assignment whose value views a variable.
-  static bool is_view_binding(const json& s) {
-    if (!s.is_object() || !s.contains("s") || s["s"] != "assign") return false;
-    auto value = s.find("value");
-    if (value == s.end() || !value->is_object()) return false;
-    auto e = value->find("e");
-    return e != value->end() && (*e == "var" || *e == "subscript");
   }
 
   // Every variable slot a node and its children (blocks included) read: in expressions, and
@@ -206,15 +198,14 @@ class Loader {
     const auto outputs = region_outputs(f);
     for (const auto& [json_at, at] : regions_made_)
       if (auto it = outputs.find(json_at); it != outputs.end()) at->set_outputs(it->second);
-    const std::vector<bool> written = params_written(f);
-    for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].may_be_written = written[k];
-    if (fn->host) {
-      const std::vector<bool> on_host = params_read_on_host(f);
-      for (size_t k = 0; k < fn->params.size(); ++k) fn->params[k].read_on_host = on_host[k];
-      const auto launch_writes = launches_params_written(f);
-      for (const auto& [json_at, launch] : launches_made_)
-        if (auto it = launch_writes.find(json_at); it != launch_writes.end()) launch->set_params_written(it->second);
+    const ParamUses uses = param_uses(f, fn->host);
+    for (size_t k = 0; k < fn->params.size(); ++k) {
+      fn->params[k].may_be_written = uses.written[k];
+      if (fn->host) fn->params[k].read_on_host = uses.read_on_host[k];
     }
+    for (const auto& [json_at, launch] : launches_made_)
+      if (auto it = uses.launch_writes.find(json_at); it != uses.launch_writes.end())
+        launch->set_params_written(it->second);
     return fn;
   }
 

@@ -13,9 +13,7 @@
 
 using nlohmann::json;
 using pypto_golden::sim::op_table;
-using pypto_golden::sim::launches_params_written;
-using pypto_golden::sim::params_read_on_host;
-using pypto_golden::sim::params_written;
+using pypto_golden::sim::param_uses;
 
 namespace {
 
@@ -30,9 +28,11 @@ json function(const std::string& body, int locals) {
   return fn;
 }
 
-std::vector<bool> written(const std::string& body, int locals = 3) { return params_written(function(body, locals)); }
+std::vector<bool> written(const std::string& body, int locals = 3) {
+  return param_uses(function(body, locals), false).written;
+}
 
-std::vector<bool> read_on_host(const std::string& body) { return params_read_on_host(function(body, 3)); }
+std::vector<bool> read_on_host(const std::string& body) { return param_uses(function(body, 3), true).read_on_host; }
 
 const char* kVarX = R"({"e": "var", "slot": 0})";
 const char* kVarW = R"({"e": "var", "slot": 1})";
@@ -145,7 +145,7 @@ TEST_CASE("what each chip launch of a host program may write of its parameters")
                                bind(6, kVarW) + R"(, {"s": "expr", "line": 5, "value": )" +
                                call("store", {var(4), kZeros, var(6)}) + "}]}]}]",
                            3);
-  const auto writes = launches_params_written(fn);
+  const auto writes = param_uses(fn, true).launch_writes;
   REQUIRE(writes.size() == 2);
   const json& body = fn.at("body");
   CHECK(writes.at(&body[0]) == std::vector<bool>{false, false, true, false});
