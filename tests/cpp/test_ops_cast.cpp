@@ -97,6 +97,28 @@ TEST_CASE("widening casts are exact and int32 -> fp32 rounds by the mode") {
   CHECK(same(cast_to(n, "fp32", "trunc"), f32({16777216.0f, -16777216.0f, 16777218.0f})));
 }
 
+TEST_CASE("int8 and uint8 -> fp32 give every byte value exactly, in any row layout") {
+  // Every byte value, in rows of 37 (vector blocks and a scalar tail).
+  at::Tensor all = at::arange(0, 256 * 37, at::TensorOptions().dtype(at::kInt)).remainder(256);
+  at::Tensor u = all.to(at::kByte).reshape({256, 37});
+  at::Tensor q = (all - 128).to(at::kChar).reshape({256, 37});
+  CHECK(same(cast_to(u, "fp32", "round"), u.to(at::kInt).to(at::kFloat)));
+  CHECK(same(cast_to(q, "fp32", "round"), q.to(at::kInt).to(at::kFloat)));
+  // Rows of a wider tensor, a transposed view, a 3-D tensor, and a window of the result.
+  at::Tensor rows = q.narrow(1, 3, 30);
+  CHECK(same(cast_to(rows, "fp32", "round"), rows.to(at::kInt).to(at::kFloat)));
+  CHECK(same(cast_to(q.t(), "fp32", "round"), q.t().to(at::kInt).to(at::kFloat)));
+  at::Tensor cube = q.reshape({16, 16, 37});
+  CHECK(same(cast_to(cube, "fp32", "round"), cube.to(at::kInt).to(at::kFloat)));
+  at::Tensor strided = cube.narrow(2, 5, 29).narrow(1, 1, 9);
+  CHECK(same(cast_to(strided, "fp32", "round"), strided.to(at::kInt).to(at::kFloat)));
+  at::Tensor y = at::zeros({256, 40});
+  call_into("cast", y.narrow(1, 2, 37), {T(u), D("fp32")});
+  CHECK(same(y.narrow(1, 2, 37), u.to(at::kInt).to(at::kFloat)));
+  CHECK(y.narrow(1, 0, 2).count_nonzero().item<int64_t>() == 0);
+  CHECK(y.narrow(1, 39, 1).count_nonzero().item<int64_t>() == 0);
+}
+
 TEST_CASE("scalar casts use the same rules and give a scalar of the target dtype") {
   Value a = call("cast", {Value::from_float(2.5), D("int32")});
   CHECK(a.kind == Value::Kind::Int);

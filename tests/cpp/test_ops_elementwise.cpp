@@ -31,6 +31,25 @@ TEST_CASE("binary ops on tensors and scalars match torch in the lhs dtype") {
   CHECK(same(call("maximum", {T(n), I(0)}).tensor, i32({0, 7, 9, 0})));
 }
 
+TEST_CASE("a float scalar operand gives torch's result with a Python float, bit for bit, in every float dtype") {
+  // The op takes the scalar as a float (the type fp32 / bf16 / fp16 compute in), not as a
+  // double nor rounded to the tensor's dtype first; torch does the same with a Python float.
+  at::manual_seed(3);
+  const double scalars[] = {0.1, 1.0 / 3.0, 1.005859375, -7.25e-3, 3.0e38, 1e300, -1e-300};
+  for (c10::ScalarType dtype : {at::kFloat, at::kBFloat16, at::kHalf}) {
+    CAPTURE(dtype);
+    at::Tensor x = (at::randn({8, 33}) * 4).to(dtype);
+    for (double s : scalars) {
+      CAPTURE(s);
+      CHECK(same(call("add", {T(x), F(s)}).tensor, x + s));
+      CHECK(same(call("sub", {T(x), F(s)}).tensor, x - s));
+      CHECK(same(call("mul", {T(x), F(s)}).tensor, x * s));
+      CHECK(same(call("div", {T(x), F(s)}).tensor, x / s));
+      CHECK(same(call("cmp", {T(x), F(s), I(2)}).tensor, at::lt(x, s).to(dtype)));
+    }
+  }
+}
+
 TEST_CASE("two scalars are plain scalar arithmetic") {
   Value v = call("add", {I(2), I(3)});
   CHECK(v.kind == Value::Kind::Int);

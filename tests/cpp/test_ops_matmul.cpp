@@ -81,6 +81,33 @@ TEST_CASE("int8 matmul accumulates exactly in int32") {
   CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("fp32")}}).tensor, ref.to(at::kFloat)));
 }
 
+TEST_CASE("int8 and uint8 matmuls stay exact when K takes the sums far past FP32's integers") {
+  const auto i8 = at::TensorOptions().dtype(at::kChar);
+  const auto u8 = at::TensorOptions().dtype(at::kByte);
+  auto exact = [](const at::Tensor& l, const at::Tensor& r) {
+    return at::matmul(l.to(at::kLong), r.to(at::kLong)).to(at::kInt);
+  };
+  // Odd products summed past 2^24: a sum FP32 cannot hold at every step.
+  at::Tensor m = at::full({1, 3001}, -127, i8), n = at::full({3001, 1}, 127, i8);
+  Value r = call("matmul", {T(m), T(n)}, {{"out_dtype", D("int32")}});
+  CHECK(r.tensor.item<int32_t>() == -3001 * 16129);
+  at::Tensor u = at::full({2, 1001}, 255, u8), v = at::full({1001, 3}, 253, u8);
+  CHECK(same(call("matmul", {T(u), T(v)}, {{"out_dtype", D("int32")}}).tensor, exact(u, v)));
+  at::manual_seed(8);
+  at::Tensor a = at::randint(-128, 128, {5, 4099}, i8), b = at::randint(-128, 128, {4099, 7}, i8);
+  CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("int32")}}).tensor, exact(a, b)));
+  // Transposed operands and batch axes take the same chunks of K.
+  at::Tensor at_ = a.t().contiguous(), bt = b.t().contiguous();
+  CHECK(same(call("matmul", {T(at_), T(bt)}, {{"out_dtype", D("int32")}, {"a_trans", B(true)}, {"b_trans", B(true)}})
+                 .tensor,
+             exact(a, b)));
+  at::Tensor ba = at::randint(-128, 128, {2, 3, 2100}, i8), bb = at::randint(-128, 128, {2, 2100, 4}, i8);
+  CHECK(same(call("matmul", {T(ba), T(bb)}, {{"out_dtype", D("int32")}}).tensor, exact(ba, bb)));
+  at::Tensor stored = bb.transpose(-1, -2).contiguous();  // [2, 4, K]: b_trans of a batched weight
+  CHECK(same(call("matmul", {T(ba), T(stored)}, {{"out_dtype", D("int32")}, {"b_trans", B(true)}}).tensor,
+             exact(ba, bb)));
+}
+
 TEST_CASE("matmul_acc adds in place into its accumulator; init_cond overwrites") {
   at::manual_seed(7);
   at::Tensor a = at::randn({4, 8}).to(at::kBFloat16), b = at::randn({8, 3}).to(at::kBFloat16);

@@ -19,6 +19,7 @@
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
+#include "sim/ops/widen_bytes.h"
 #include "tensor/python_repr.h"
 #include "tensor/float8.h"
 
@@ -303,7 +304,8 @@ void cast_tensor(const at::Tensor& src, at::Tensor& out, Mode m, const std::stri
   const bool ff = at::isFloatingType(from), tf = at::isFloatingType(to);
   // ATen's float -> float conversion rounds to nearest even, but does not saturate fp8.
   if (exact_widening(from, to, to_name) || (ff && tf && !is_float8(to) && (m == Mode::None || m == Mode::Rint))) {
-    out.copy_(src);  // exact, or float -> float round-to-nearest-even (ATen's conversion)
+    // Exact, or float -> float round-to-nearest-even (ATen's conversion).
+    if (!ops::widen_bytes_to_fp32(src, out)) out.copy_(src);
     return;
   }
   const IntRange range = int_range(to, to_name);
