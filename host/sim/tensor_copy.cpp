@@ -9,14 +9,13 @@
 namespace pypto_golden::sim {
 namespace {
 
-constexpr int kMaxRank = 8;
 // Rows shorter than this go to ATen, which vectorises across rows.
 constexpr int64_t kMinRowBytes = 32;
 
 bool rows_copyable(const at::Tensor& dst, const at::Tensor& src) {
   if (dst.scalar_type() != src.scalar_type() || !dst.sizes().equals(src.sizes())) return false;
   const int64_t rank = dst.dim();
-  if (rank == 0 || rank > kMaxRank) return false;
+  if (rank == 0 || rank > kMaxRowRank) return false;
   if (dst.stride(rank - 1) != 1 && dst.size(rank - 1) != 1) return false;
   if (src.stride(rank - 1) != 1 && src.size(rank - 1) != 1) return false;
   return dst.size(rank - 1) * static_cast<int64_t>(dst.element_size()) >= kMinRowBytes ||
@@ -49,24 +48,9 @@ void copy_values(const at::Tensor& dst, const at::Tensor& src) {
     std::memcpy(d, s, static_cast<size_t>(dst.numel() * elem));
     return;
   }
-  const int64_t row_bytes = dst.size(rank - 1) * elem;
-  int64_t rows = 1;
-  for (int64_t k = 0; k + 1 < rank; ++k) rows *= dst.size(k);
-  if (rows == 0 || row_bytes == 0) return;
-  // Odometer over the outer axes.
-  int64_t idx[kMaxRank] = {0};
-  int64_t d_off = 0, s_off = 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    std::memcpy(d + d_off * elem, s + s_off * elem, static_cast<size_t>(row_bytes));
-    for (int64_t k = rank - 2; k >= 0; --k) {
-      d_off += dst.stride(k);
-      s_off += src.stride(k);
-      if (++idx[k] < dst.size(k)) break;
-      d_off -= dst.stride(k) * dst.size(k);
-      s_off -= src.stride(k) * src.size(k);
-      idx[k] = 0;
-    }
-  }
+  const size_t row_bytes = static_cast<size_t>(dst.size(rank - 1) * elem);
+  if (row_bytes == 0) return;
+  for_each_row(dst, src, [&](int64_t d_off, int64_t s_off) { std::memcpy(d + d_off * elem, s + s_off * elem, row_bytes); });
 }
 
 }  // namespace pypto_golden::sim

@@ -127,7 +127,7 @@ Value binary(const OpArgs& a, Dest& d) {
   switch (OP) {
     case Bin::Max: at::clamp_min_out(out, lhs, s); break;
     case Bin::Min: at::clamp_max_out(out, lhs, s); break;
-    // A 0-dim double/long operand promotes like a Python number: the math stays in lhs dtype.
+    // A 0-dim wrapped-number operand promotes like a Python number: the math stays in lhs dtype.
     default: run_binary(OP, out, lhs, scalar_tensor_operand(lhs, s)); break;
   }
   return Value::from_tensor(out, lhs_v.valid);

@@ -166,11 +166,12 @@ void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
     }
     return;
   }
-  // Integer operands. An int8 / uint8 product is an integer of magnitude at most 2^14 / 255^2,
-  // so over a chunk of K of 2^24 / that many every partial sum is an integer FP32 holds
-  // exactly, whatever order gemm sums in: sgemm per chunk, summed in INT32, is the exact
-  // product (and with K <= 131072 the sum does not overflow INT32), ~3x faster than the same
-  // in FP64. Wider integers go through int64 and wrap to INT32 like the hardware accumulator.
+  // Integer operands. An int8 / uint8 product is an integer of magnitude at most 2^14 (int8)
+  // or 255^2 (uint8), so over a chunk of K of 2^24 / that bound every partial sum is an
+  // integer FP32 holds exactly, whatever order gemm sums in: sgemm per chunk, summed in
+  // INT32, is the exact product (and with K <= 131072 the sum does not overflow INT32), ~3x
+  // faster than the same in FP64. Wider integers go through int64 and wrap to INT32 like the
+  // hardware accumulator.
   const int64_t k = o.lhs.size(-1);
   const auto st = o.lhs.scalar_type();
   at::Tensor prod;
