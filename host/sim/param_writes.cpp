@@ -62,6 +62,37 @@ class Analysis {
     });
   }
 
+  // The parameters an expression's value may be a view of: those of the variables it reads,
+  // except through an op whose result is new memory (OpDef::result_views), which passes on
+  // only the arguments its result may be.
+  Params views(const json& node) const {
+    Params out(params_, false);
+    add_views(node, out);
+    return out;
+  }
+
+  void add_views(const json& node, Params& out) const {
+    if (node.is_object()) {
+      if (node.value("e", std::string()) == "var") {
+        if (const Params* from = node.contains("slot") ? slot(node.at("slot")) : nullptr) merge(out, *from);
+        return;
+      }
+      if (node.value("e", std::string()) == "call") {
+        const OpDef* def = op_table().find(node.value("op", std::string()));
+        if (def != nullptr && def->result_views != OpDef::kAnyArg) {
+          if (node.contains("args") && node.at("args").is_array())
+            for (size_t k = 0; k < node.at("args").size() && k < 32; ++k)
+              if (def->result_views >> k & 1u) add_views(node.at("args")[k], out);
+          return;
+        }
+      }
+      for (const auto& [key, child] : node.items())
+        if (key != "body" && key != "then" && key != "else") add_views(child, out);
+    } else if (node.is_array()) {
+      for (const auto& child : node) add_views(child, out);
+    }
+  }
+
   // The alias set of a slot number; null for one the loader refuses.
   Params* slot(const json& s) {
     const int64_t k = slot_index(s, aliases_.size());
@@ -74,9 +105,9 @@ class Analysis {
     for (const auto& st : block) {
       const std::string s = st.value("s", std::string());
       if (s == "assign")
-        if (Params* to = slot(st.at("slot"))) changed |= merge(*to, reads(st.at("value")));
+        if (Params* to = slot(st.at("slot"))) changed |= merge(*to, views(st.at("value")));
       if (s == "unpack") {
-        const Params from = reads(st.at("value"));
+        const Params from = views(st.at("value"));
         for (const auto& k : st.at("slots"))
           if (Params* to = slot(k)) changed |= merge(*to, from);
       }
@@ -94,7 +125,7 @@ class Analysis {
         // An op the table does not know writes whatever it is given (the loader refuses it anyway).
         if (def == nullptr) merge(written, reads(args));
         else if (def->writes_arg >= 0 && args.size() > static_cast<size_t>(def->writes_arg))
-          merge(written, reads(args[static_cast<size_t>(def->writes_arg)]));
+          merge(written, views(args[static_cast<size_t>(def->writes_arg)]));
       }
       for (const auto& [key, child] : node.items())
         if (key != "body" && key != "then" && key != "else") collect_calls(child, written);

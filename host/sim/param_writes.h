@@ -1,6 +1,7 @@
 // Which parameters a function may write: the statements whose target may be a view of the
 // parameter and the ops that write an argument in place (OpDef::writes_arg), with a view
-// taken to be any value computed from the parameter. Over-approximate on purpose: a
+// taken to be any value computed from the parameter, except the result of an op that
+// returns new memory (OpDef::result_views: pl.matmul's, pl.add's, ...). Over-approximate on purpose: a
 // parameter it calls unwritten is never written, which is what lets a dispatch share an
 // In tensor's host bytes with the device copy-on-write (Device::upload) without two workers
 // ever racing to copy them.

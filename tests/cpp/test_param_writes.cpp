@@ -3,10 +3,14 @@
 // its chip launches: what decides whether ranks in workers may keep a resident.
 #include "sim/ops/op_table.h"
 #include "sim/param_writes.h"
+#include "sim/strided_view.h"
+#include "test_ops_util.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -150,4 +154,101 @@ TEST_CASE("what each chip launch of a host program may write of its parameters")
   const json& body = fn.at("body");
   CHECK(writes.at(&body[0]) == std::vector<bool>{false, false, true, false});
   CHECK(writes.at(&body[1]["body"][0]) == std::vector<bool>{false, true, false, false});
+}
+
+TEST_CASE("a write through the result of an op that returns new memory writes no parameter") {
+  const auto write_to = [](int slot, const std::string& value) {
+    return R"({"s": "write", "line": 9, "target": )" + std::to_string(slot) + R"(, "index": [], "text": "t", "value": )" +
+           value + "}";
+  };
+  const auto assign = [](int slot, const std::string& value) {
+    return R"({"s": "assign", "line": 1, "slot": )" + std::to_string(slot) + R"(, "value": )" + value + "}";
+  };
+  const std::string f32 = R"({"e": "const", "dtype": "dtype", "v": "fp32"})";
+  // acc = pl.matmul(x, w); acc = pl.matmul_acc(acc, x, w): the weights stay unwritten
+  // (the accumulator is the product's new memory, matmul_acc's result is the accumulator).
+  CHECK(written("[" + assign(4, call("matmul", {kVarX, kVarW})) + ", " +
+                assign(4, call("matmul_acc", {var(4), kVarX, kVarW})) + ", " + write_to(4, kVarX) + "]") ==
+        std::vector<bool>{false, false, false, false});
+  // The same accumulator started as a view of y: y is written, x and w are not.
+  CHECK(written("[" + assign(4, R"({"e": "subscript", "base": )" + var(2) + R"(, "index": [], "text": "y"})") + ", " +
+                assign(5, call("matmul_acc", {var(4), kVarX, kVarW})) + ", " + write_to(5, kVarX) + "]") ==
+        std::vector<bool>{false, false, true, false});
+  // t = pl.cast(x, fp32) is new memory even when x is fp32; so is an op of one, moved.
+  CHECK(written("[" + assign(4, call("cast", {kVarX, f32})) + ", " + write_to(4, kVarW) + "]") ==
+        std::vector<bool>{false, false, false, false});
+  CHECK(written("[" + assign(4, call("move", {call("exp", {kVarW})})) + ", " + write_to(4, kVarX) + "]") ==
+        std::vector<bool>{false, false, false, false});
+  // An op whose result may be its argument keeps the alias: pl.move(x), pl.reshape(w, ...).
+  CHECK(written("[" + assign(4, call("move", {kVarX})) + ", " + write_to(4, kVarW) + "]") ==
+        std::vector<bool>{true, false, false, false});
+  CHECK(written("[" + assign(4, call("reshape", {kVarW, kZeros})) + ", " + write_to(4, kVarX) + "]") ==
+        std::vector<bool>{false, true, false, false});
+  // An op writing in place the result of a new-memory op: pl.store(tile, offsets, pl.add(x, w)).
+  CHECK(written(R"([{"s": "expr", "line": 1, "value": )" +
+                call("store", {kVarX, kZeros, call("add", {kVarX, kVarW})}) + "}]") ==
+        std::vector<bool>{false, false, false, false});
+}
+
+TEST_CASE("an op that says its result is new memory returns none of its other arguments' memory") {
+  // A representative call of every op that narrows OpDef::result_views: the result must not
+  // share memory with an argument outside the mask (a view there would let a program write
+  // an In tensor the dispatch shares copy-on-write with the host). Narrowing an op means
+  // adding its call here.
+  using namespace ops_test;
+  const at::Tensor x = at::rand({4, 8}), y = at::rand({4, 8}), rows = at::rand({4, 1}), cols = at::rand({1, 8});
+  const at::Tensor a = at::rand({4, 8}), b = at::rand({8, 4}), acc = at::zeros({4, 4});
+  const at::Tensor index = at::arange(8, at::kInt).repeat({4, 1}), keys = at::rand({1, 128});
+  const at::Tensor ramp = call("arange", {I(0), L({1, 128}), D("uint32")}).tensor;
+  const at::Tensor pairs = call("sort32", {T(keys), T(ramp)}).tensor;
+  using Call = std::pair<std::vector<Value>, Kw>;
+  std::map<std::string, Call> calls;
+  for (const char* op : {"add", "sub", "mul", "div", "maximum", "minimum", "cmp", "concat"}) calls[op] = {{T(x), T(y)}, {}};
+  for (const char* op : {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "recip", "row_sum", "row_max", "row_min",
+                         "col_sum", "col_max", "col_min", "row_argmax", "row_argmin", "col_argmax", "col_argmin"})
+    calls[op] = {{T(x)}, {}};
+  for (const char* op : {"add", "sub", "mul", "div", "max", "min", "expdif"}) {
+    calls[std::string("row_expand_") + op] = {{T(x), T(rows)}, {}};
+    calls[std::string("col_expand_") + op] = {{T(x), T(cols)}, {}};
+  }
+  calls["row_expand"] = {{T(x), T(rows)}, {}};
+  calls["col_expand"] = {{T(x), T(cols)}, {}};
+  calls["fmods"] = {{T(x), F(0.5)}, {}};
+  calls["cast"] = {{T(x), D("fp32")}, {}};  // to its own dtype
+  calls["matmul"] = {{T(a), T(b)}, {{"out_dtype", D("fp32")}}};
+  calls["matmul_acc"] = {{T(acc), T(a), T(b)}, {}};
+  for (const char* op : {"create_tensor", "create_tile", "create_l1"}) calls[op] = {{L({2, 3}), D("fp32")}, {}};
+  calls["full"] = {{L({2, 2}), D("fp32"), F(1.5)}, {}};
+  calls["arange"] = {{I(5), L({1, 4})}, {}};
+  calls["sort32"] = {{T(keys), T(ramp)}, {}};
+  calls["mrgsort"] = {{T(pairs)}, {{"block_len", I(64)}}};
+  calls["gather"] = {{T(x), I(-1), T(index)}, {}};
+  calls["scatter"] = {{T(x)}, {{"mask_pattern", S("MaskPattern.P0101")}, {"dst", T(at::zeros({4, 16}))}}};
+  calls["min"] = {{I(3), I(-2)}, {}};
+  calls["max"] = {{F(1.5), F(0.25)}, {}};
+  calls["read"] = {{T(x), L({1, 2})}, {}};
+  calls["dim"] = {{T(x), I(-1)}, {}};
+  calls["array_create"] = {{I(4), D("int32")}, {}};
+  const Value array = call("array_create", {I(4), D("int32")});
+  calls["array_get_element"] = {{array, I(1)}, {}};
+
+  std::set<std::string> narrowed;
+  for (const auto& def : op_table().all())
+    if (def.result_views != pypto_golden::sim::OpDef::kAnyArg) narrowed.insert(def.name);
+  std::set<std::string> sampled;
+  for (const auto& [name, c] : calls) sampled.insert(name);
+  CHECK(narrowed == sampled);
+  for (const auto& [name, c] : calls) {
+    CAPTURE(name);
+    const uint32_t views = op(name.c_str()).result_views;
+    const Value r = call(name.c_str(), c.first, c.second);
+    if (!r.is_tensor()) continue;
+    for (size_t k = 0; k < c.first.size(); ++k)
+      if (c.first[k].is_tensor()) {
+        CAPTURE(k);
+        CHECK(pypto_golden::sim::shares_memory(r.tensor, c.first[k].tensor) == ((views >> k & 1u) != 0));
+      }
+    for (const auto& [key, v] : c.second)
+      if (v.is_tensor()) CHECK_FALSE(pypto_golden::sim::shares_memory(r.tensor, v.tensor));
+  }
 }

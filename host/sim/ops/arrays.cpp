@@ -85,8 +85,8 @@ Value update_element(const OpArgs& a) {
 
 void register_array_ops(OpTable& t) {
   // An array is a value of its task or orchestration, not a tensor of the task graph.
-  t.add(OpDef{"array_create", 2, 2, {}, &ops::guarded<create>, nullptr});
-  t.add(OpDef{"array_get_element", 2, 2, {}, &ops::guarded<get_element>, nullptr, -1, 1u << 0});
+  t.add(fresh_result(OpDef{"array_create", 2, 2, {}, &ops::guarded<create>, nullptr}));
+  t.add(fresh_result(OpDef{"array_get_element", 2, 2, {}, &ops::guarded<get_element>, nullptr, -1, 1u << 0}));
   t.add(OpDef{"array_update_element", 3, 3, {}, &ops::guarded<update_element>, nullptr, 0, 1u << 0});
 }
 

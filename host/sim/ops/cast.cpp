@@ -379,6 +379,6 @@ Value cast(const OpArgs& a, Dest& d) {
 
 }  // namespace
 
-void register_cast_ops(OpTable& t) { t.add(ops::op_def<cast>("cast", 2, 3)); }
+void register_cast_ops(OpTable& t) { t.add(fresh_result(ops::op_def<cast>("cast", 2, 3))); }
 
 }  // namespace pypto_golden::sim

@@ -147,11 +147,11 @@ Value arange(const OpArgs& a, Dest& d) {
 }  // namespace
 
 void register_creation_ops(OpTable& t) {
-  t.add(ops::op_def<create_tensor>("create_tensor", 2, 2, {"layout", "manual_dep", "init_value"}));
-  t.add(ops::op_def<create_tile>("create_tile", 2, 2, {"target_memory", "valid_shape"}));
-  t.add(ops::op_def<create_l1>("create_l1", 2, 3));
-  t.add(ops::op_def<full>("full", 3, 3, {"valid_shape"}));
-  t.add(ops::op_def<arange>("arange", 2, 3, {"descending"}));
+  t.add(fresh_result(ops::op_def<create_tensor>("create_tensor", 2, 2, {"layout", "manual_dep", "init_value"})));
+  t.add(fresh_result(ops::op_def<create_tile>("create_tile", 2, 2, {"target_memory", "valid_shape"})));
+  t.add(fresh_result(ops::op_def<create_l1>("create_l1", 2, 3)));
+  t.add(fresh_result(ops::op_def<full>("full", 3, 3, {"valid_shape"})));
+  t.add(fresh_result(ops::op_def<arange>("arange", 2, 3, {"descending"})));
 }
 
 }  // namespace pypto_golden::sim

@@ -223,21 +223,21 @@ Value cmp(const OpArgs& a, Dest& d) {
 }  // namespace
 
 void register_elementwise_ops(OpTable& t) {
-  t.add(ops::op_def<binary<Bin::Add>>("add", 2, 2));
-  t.add(ops::op_def<binary<Bin::Sub>>("sub", 2, 2));
-  t.add(ops::op_def<binary<Bin::Mul>>("mul", 2, 2));
-  t.add(ops::op_def<binary<Bin::Div>>("div", 2, 2, {"high_precision"}));
-  t.add(ops::op_def<fmods>("fmods", 2, 2));
-  t.add(ops::op_def<binary<Bin::Max>>("maximum", 2, 2));
-  t.add(ops::op_def<binary<Bin::Min>>("minimum", 2, 2));
-  t.add(ops::op_def<unary<Un::Neg>>("neg", 1, 1));
-  t.add(ops::op_def<unary<Un::Abs>>("abs", 1, 1));
-  t.add(ops::op_def<unary<Un::Exp>>("exp", 1, 1));
-  t.add(ops::op_def<unary<Un::Log>>("log", 1, 1, {"high_precision"}));
-  t.add(ops::op_def<unary<Un::Sqrt>>("sqrt", 1, 1));
-  t.add(ops::op_def<unary<Un::Rsqrt>>("rsqrt", 1, 1, {"high_precision"}));
-  t.add(ops::op_def<unary<Un::Recip>>("recip", 1, 1, {"high_precision"}));
-  t.add(ops::op_def<cmp>("cmp", 2, 3));
+  t.add(fresh_result(ops::op_def<binary<Bin::Add>>("add", 2, 2)));
+  t.add(fresh_result(ops::op_def<binary<Bin::Sub>>("sub", 2, 2)));
+  t.add(fresh_result(ops::op_def<binary<Bin::Mul>>("mul", 2, 2)));
+  t.add(fresh_result(ops::op_def<binary<Bin::Div>>("div", 2, 2, {"high_precision"})));
+  t.add(fresh_result(ops::op_def<fmods>("fmods", 2, 2)));
+  t.add(fresh_result(ops::op_def<binary<Bin::Max>>("maximum", 2, 2)));
+  t.add(fresh_result(ops::op_def<binary<Bin::Min>>("minimum", 2, 2)));
+  t.add(fresh_result(ops::op_def<unary<Un::Neg>>("neg", 1, 1)));
+  t.add(fresh_result(ops::op_def<unary<Un::Abs>>("abs", 1, 1)));
+  t.add(fresh_result(ops::op_def<unary<Un::Exp>>("exp", 1, 1)));
+  t.add(fresh_result(ops::op_def<unary<Un::Log>>("log", 1, 1, {"high_precision"})));
+  t.add(fresh_result(ops::op_def<unary<Un::Sqrt>>("sqrt", 1, 1)));
+  t.add(fresh_result(ops::op_def<unary<Un::Rsqrt>>("rsqrt", 1, 1, {"high_precision"})));
+  t.add(fresh_result(ops::op_def<unary<Un::Recip>>("recip", 1, 1, {"high_precision"})));
+  t.add(fresh_result(ops::op_def<cmp>("cmp", 2, 3)));
 }
 
 }  // namespace pypto_golden::sim

@@ -235,8 +235,8 @@ Value matmul_acc(const OpArgs& a) {
 }  // namespace
 
 void register_matmul_ops(OpTable& t) {
-  t.add(ops::op_def<matmul>("matmul", 2, 2, {"out_dtype", "a_trans", "b_trans", "c_matrix_nz"}));
-  t.add(OpDef{"matmul_acc", 3, 3, {"a_trans", "b_trans", "init_cond"}, &ops::guarded<matmul_acc>, nullptr, 0});
+  t.add(fresh_result(ops::op_def<matmul>("matmul", 2, 2, {"out_dtype", "a_trans", "b_trans", "c_matrix_nz"})));
+  t.add(fresh_result(OpDef{"matmul_acc", 3, 3, {"a_trans", "b_trans", "init_cond"}, &ops::guarded<matmul_acc>, nullptr, 0}, 1u << 0));
 }
 
 }  // namespace pypto_golden::sim

@@ -27,11 +27,24 @@ struct OpDef {
   // (pl.load's source, pl.store's target, ...), or reads only the shape (pl.tensor.dim), or
   // the value is not a tensor of the task graph (an array, a distributed window).
   uint32_t windowed_args = 0;
+  // The arguments (bit k: argument k) the op's result may share memory with; kAnyArg (the
+  // default): any argument or keyword. A variable bound to the result counts as a view of
+  // them when sim/param_writes decides which parameters a program may write, so an op must
+  // narrow this only when its result never shares memory with the others (fresh_result).
+  uint32_t result_views = kAnyArg;
+  static constexpr uint32_t kAnyArg = ~0u;
 };
 
 // `def` with `windowed_args` set (for the defs op_def<> makes).
 inline OpDef windowed(OpDef def, uint32_t args) {
   def.windowed_args = args;
+  return def;
+}
+
+// `def` whose result is always new memory, or (bit k of `views`) argument k itself: a
+// variable bound to it is no view of the other arguments.
+inline OpDef fresh_result(OpDef def, uint32_t views = 0) {
+  def.result_views = views;
   return def;
 }
 

@@ -106,11 +106,11 @@ Value dim(const OpArgs& a) {
 }  // namespace
 
 void register_scalar_ops(OpTable& t) {
-  t.add(OpDef{"min", 2, 2, {}, &ops::guarded<scalar_minmax<false>>, nullptr});
-  t.add(OpDef{"max", 2, 2, {}, &ops::guarded<scalar_minmax<true>>, nullptr});
-  t.add(OpDef{"read", 2, 2, {}, &ops::guarded<read>, nullptr, -1, 1u << 0});
+  t.add(fresh_result(OpDef{"min", 2, 2, {}, &ops::guarded<scalar_minmax<false>>, nullptr}));
+  t.add(fresh_result(OpDef{"max", 2, 2, {}, &ops::guarded<scalar_minmax<true>>, nullptr}));
+  t.add(fresh_result(OpDef{"read", 2, 2, {}, &ops::guarded<read>, nullptr, -1, 1u << 0}));
   t.add(OpDef{"write", 3, 3, {}, &ops::guarded<write>, nullptr, 0, 1u << 0});
-  t.add(OpDef{"dim", 2, 2, {}, &ops::guarded<dim>, nullptr, -1, 1u << 0});
+  t.add(fresh_result(OpDef{"dim", 2, 2, {}, &ops::guarded<dim>, nullptr, -1, 1u << 0}));
 }
 
 }  // namespace pypto_golden::sim

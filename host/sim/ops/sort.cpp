@@ -339,10 +339,10 @@ Value scatter(const OpArgs& a, Dest& d) {
 }  // namespace
 
 void register_sort_ops(OpTable& t) {
-  t.add(ops::op_def<sort32>("sort32", 2, 2));
-  t.add(ops::op_def<mrgsort>("mrgsort", 1, 4, {"block_len", "exhausted", "tmp"}));
-  t.add(ops::op_def<gather>("gather", 1, 3, {"mask_pattern", "output_dtype"}));
-  t.add(ops::op_def<scatter>("scatter", 1, 4, {"mask_pattern", "dst"}));
+  t.add(fresh_result(ops::op_def<sort32>("sort32", 2, 2)));
+  t.add(fresh_result(ops::op_def<mrgsort>("mrgsort", 1, 4, {"block_len", "exhausted", "tmp"})));
+  t.add(fresh_result(ops::op_def<gather>("gather", 1, 3, {"mask_pattern", "output_dtype"})));
+  t.add(fresh_result(ops::op_def<scatter>("scatter", 1, 4, {"mask_pattern", "dst"})));
 }
 
 }  // namespace pypto_golden::sim

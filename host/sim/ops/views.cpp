@@ -436,7 +436,7 @@ void register_view_ops(OpTable& t) {
   t.add(ops::op_def<reshape>("reshape", 2, 2));
   t.add(ops::op_def<transpose>("transpose", 3, 3));
   t.add(ops::op_def<transpose_view>("transpose_view", 1, 1));
-  t.add(ops::op_def<concat>("concat", 2, 2));
+  t.add(fresh_result(ops::op_def<concat>("concat", 2, 2)));
   t.add(windowed(ops::op_def<load>("load", 3, 4, {"target_memory", "clamp"}), 1u << 0));
   t.add(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr, 2, 1u << 2});
   t.add(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr, 0, 1u << 0});
