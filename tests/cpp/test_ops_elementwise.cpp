@@ -1,5 +1,9 @@
 // Elementwise ops, reductions and row/col broadcasts against their torch expressions.
+#include "sim/ops/expand_fp32.h"
 #include "test_ops_util.h"
+
+#include <cmath>
+#include <utility>
 
 using namespace ops_test;
 
@@ -215,4 +219,59 @@ TEST_CASE("row_expand and col_expand broadcast a column / row vector") {
   CHECK_THROWS_WITH_AS(call("col_expand_mul", {T(t), T(rv)}),
                        "pl.col_expand_mul: rhs must have shape (1, 4) (one value per column) for lhs (3, 4), got (3, 1)",
                        KernelError);
+}
+
+TEST_CASE("row/col_expand add, sub, mul and div on FP32 tiles give ATen's bits, in any layout, in place too") {
+  using pypto_golden::sim::ops::expand_fp32;
+  using pypto_golden::sim::ops::ExpandArith;
+  at::manual_seed(11);
+  // Bits, so that -0.0, NaN payloads and denormals count.
+  auto bits = [](const at::Tensor& x) { return x.contiguous().view(at::kInt); };
+  auto specials = [](at::Tensor x) {
+    const float vals[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 1.0f};
+    auto flat = x.view({-1});
+    for (int64_t k = 0; k < flat.numel(); k += 5) flat[k] = vals[(k / 5) % 8];
+    return x;
+  };
+  const char* row_ops[] = {"row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div"};
+  const char* col_ops[] = {"col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_div"};
+  auto reference = [](int k, const at::Tensor& t, const at::Tensor& v) {
+    switch (k) {
+      case 0: return at::add(t, v);
+      case 1: return at::sub(t, v);
+      case 2: return at::mul(t, v);
+      default: return at::div(t, v);
+    }
+  };
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {1, 48}, {4, 48}, {16, 7}, {3, 37}}) {
+    CAPTURE(rows);
+    CAPTURE(cols);
+    // A window of a wider tile (row stride != cols), and its values with specials.
+    at::Tensor wide = specials(at::randn({rows, cols + 9}));
+    at::Tensor t = wide.narrow(1, 3, cols);
+    at::Tensor rv = specials(at::randn({rows, 2})).narrow(1, 1, 1);  // a strided column
+    at::Tensor cv = specials(at::randn({1, cols}));
+    for (int k = 0; k < 4; ++k) {
+      CAPTURE(k);
+      const at::Tensor want_row = reference(k, t, rv), want_col = reference(k, t, cv);
+      CHECK(at::equal(bits(call(row_ops[k], {T(t), T(rv)}).tensor), bits(want_row)));
+      CHECK(at::equal(bits(call(col_ops[k], {T(t), T(cv)}).tensor), bits(want_col)));
+      // Into a window of another tile, and in place over lhs itself (y[...] = op(y[...], v)).
+      at::Tensor dst = at::zeros({rows + 1, cols + 4});
+      call_into(row_ops[k], dst.narrow(0, 1, rows).narrow(1, 2, cols), {T(t), T(rv)});
+      CHECK(at::equal(bits(dst.narrow(0, 1, rows).narrow(1, 2, cols)), bits(want_row)));
+      CHECK(at::count_nonzero(dst).item<int64_t>() == at::count_nonzero(want_row).item<int64_t>());
+      at::Tensor self = t.clone();
+      call_into(col_ops[k], self, {T(self), T(cv)});
+      CHECK(at::equal(bits(self), bits(want_col)));
+    }
+  }
+  // The loop takes these layouts (so the checks above test it) and leaves others to ATen.
+  at::Tensor t = at::randn({4, 8}), out = at::empty({4, 8});
+  CHECK(expand_fp32(ExpandArith::Add, true, out, t, at::randn({4, 1})));
+  CHECK(expand_fp32(ExpandArith::Div, false, out, t, at::randn({1, 8})));
+  CHECK_FALSE(expand_fp32(ExpandArith::Add, true, out, t.t().contiguous().t(), at::randn({4, 1})));
+  CHECK_FALSE(expand_fp32(ExpandArith::Add, false, out, t, at::randn({8, 2}).t().narrow(0, 0, 1)));
+  CHECK_FALSE(expand_fp32(ExpandArith::Add, true, out.to(at::kDouble), t.to(at::kDouble), at::randn({4, 1}, at::kDouble)));
+  CHECK_FALSE(expand_fp32(ExpandArith::Add, true, at::empty({2, 4, 8}), t.expand({2, 4, 8}), at::randn({2, 4, 1})));
 }
