@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <tuple>
+#include <utility>
 
 using namespace ops_test;
 
@@ -89,6 +91,73 @@ TEST_CASE("fp32 -> fp8e4m3fn rounds by every mode at fp8 precision") {
   at::Tensor tiny = f32({std::ldexp(1.0f, -10), std::ldexp(3.0f, -11)});
   CHECK(at::equal(bytes_of(cast_to(tiny, "fp8e4m3fn", "rint")), e4m3({0x00, 0x01})));
   CHECK(at::equal(bytes_of(cast_to(tiny, "fp8e4m3fn", "ceil")), e4m3({0x01, 0x01})));
+}
+
+TEST_CASE("fp32 -> fp8 by every mode, at every value, tie and neighbour of one, in both fp8 types") {
+  // The oracle: the two fp8 magnitudes around |v| found by a scan of every code, then the
+  // mode's rule (floor / ceil toward -inf / +inf, trunc toward zero, round: nearest with
+  // ties away from zero, rint / none: nearest with ties to the even code, odd: the
+  // neighbour whose code is odd).
+  const char* modes[] = {"none", "rint", "round", "floor", "ceil", "trunc", "odd"};
+  for (auto [name, type, max] : {std::tuple{"fp8e4m3fn", at::ScalarType::Float8_e4m3fn, 448.0f},
+                                 std::tuple{"fp8e5m2", at::ScalarType::Float8_e5m2, 57344.0f}}) {
+    const char* label = name;
+    INFO(label);
+    std::vector<double> mags;  // by code, 0 .. the largest finite
+    for (int c = 0; c < 128; ++c) {
+      const float m = fp8_bits({c}, type).to(at::kFloat).item<float>();
+      if (!std::isfinite(m)) break;
+      mags.push_back(m);
+    }
+    at::Tensor probe = in_range_probe(type, max);
+    probe = probe.masked_select(probe.abs() < max);
+    // Each value's FP32 neighbours too: one ulp either side of a value, a tie or a quarter.
+    at::Tensor x = at::cat({probe, at::nextafter(probe, at::full_like(probe, INFINITY)),
+                            at::nextafter(probe, at::full_like(probe, -INFINITY))});
+    x = x.masked_select(x.abs() < max);
+    const float* xs = x.const_data_ptr<float>();
+    for (int mode = 0; mode < 7; ++mode) {
+      CAPTURE(mode);
+      at::Tensor got = bytes_of(cast_to(x, name, modes[mode]));
+      const uint8_t* g = got.const_data_ptr<uint8_t>();
+      int64_t wrong = 0;
+      for (int64_t k = 0; k < x.numel(); ++k) {
+        const double v = xs[k], a = std::fabs(v);
+        const int sign = std::signbit(v) ? 0x80 : 0;
+        size_t lo = 0;
+        while (lo + 1 < mags.size() && mags[lo + 1] <= a) ++lo;
+        int want = static_cast<int>(lo);
+        if (mags[lo] != a) {
+          const int l = static_cast<int>(lo), h = l + 1;
+          const double dl = a - mags[lo], dh = mags[lo + 1] - a;
+          switch (mode) {
+            case 3: want = sign ? h : l; break;
+            case 4: want = sign ? l : h; break;
+            case 5: want = l; break;
+            case 6: want = l % 2 ? l : h; break;
+            case 2: want = dl < dh ? l : h; break;
+            default: want = dl < dh ? l : dh < dl ? h : l % 2 ? h : l;
+          }
+        }
+        if (g[k] != (sign | want) && wrong++ < 5) FAIL_CHECK("v = " << v << ": got " << int(g[k]) << ", want " << (sign | want));
+      }
+      CHECK(wrong == 0);
+    }
+  }
+}
+
+TEST_CASE("fp8 -> fp32 is c10's conversion of each of the 256 codes, NaN bits included, in any layout") {
+  at::Tensor codes = at::arange(256, at::TensorOptions().dtype(at::kInt)).to(at::kByte);
+  for (auto [name, type] : {std::pair{"fp8e4m3fn", at::ScalarType::Float8_e4m3fn},
+                            std::pair{"fp8e5m2", at::ScalarType::Float8_e5m2}}) {
+    const char* label = name;
+    INFO(label);
+    at::Tensor q = codes.view(type);
+    CHECK(at::equal(cast_to(q, "fp32", "rint").view(at::kInt), q.to(at::kFloat).view(at::kInt)));
+    // Rows of a wider tile (a window of a weight matrix).
+    at::Tensor wide = codes.repeat({3}).view({8, 96}).view(type).narrow(1, 5, 64);
+    CHECK(at::equal(cast_to(wide, "fp32", "rint").view(at::kInt), wide.to(at::kFloat).view(at::kInt)));
+  }
 }
 
 TEST_CASE("fp8 -> integer and fp16 / bf16 -> fp8 go through the same rules") {

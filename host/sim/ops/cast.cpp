@@ -196,6 +196,54 @@ D round_ieee(double v, Mode m) {
   return (Bits<D>::get(lo) & 1) ? hi : lo;
 }
 
+#if PYPTO_HAS_FLOAT8
+// v (finite, inside fp8e4m3fn's / fp8e5m2's finite range) rounded to D by the mode, read
+// off v's FP32 bits: the truncated code and what is left below it. round_ieee's several
+// conversions to and from D took half of an fp8 kernel's runtime. A v that is no FP32 value
+// (only a double scalar can be) goes through round_ieee.
+template <typename D>
+D round_fp8(double v, Mode m) {
+  constexpr int kMant = std::is_same_v<D, E4M3> ? 3 : 2;   // mantissa bits
+  constexpr int kBias = std::is_same_v<D, E4M3> ? 7 : 15;
+  const float f = static_cast<float>(std::fabs(v));
+  if (static_cast<double>(f) != std::fabs(v)) return round_ieee<D>(v, m);
+  const uint8_t sign = std::signbit(v) ? 0x80 : 0;
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  const int exp = static_cast<int>(u >> 23) - 127;
+  int lo;      // the code of the largest magnitude <= |v|
+  int below;   // |v| against the midpoint to the next code: -1 under, 0 on it, 1 over
+  bool exact;
+  if (exp >= 1 - kBias) {  // a normal fp8 value: the top mantissa bits, the rest below
+    constexpr uint32_t kRest = (1u << (23 - kMant)) - 1, kHalf = 1u << (22 - kMant);
+    lo = ((exp + kBias) << kMant) | static_cast<int>((u >> (23 - kMant)) & ((1u << kMant) - 1));
+    const uint32_t rest = u & kRest;
+    exact = rest == 0;
+    below = rest < kHalf ? -1 : rest == kHalf ? 0 : 1;
+  } else {  // subnormal: multiples of 2^(1 - kBias - kMant), scaled to integers exactly
+    const float scaled = f * static_cast<float>(1 << (kBias - 1 + kMant));
+    const float whole = std::floor(scaled), frac = scaled - whole;
+    lo = static_cast<int>(whole);
+    exact = frac == 0.0f;
+    below = frac < 0.5f ? -1 : frac == 0.5f ? 0 : 1;
+  }
+  int pick = lo;
+  if (!exact) {
+    const int hi = lo + 1;
+    switch (m) {
+      case Mode::Floor: pick = sign ? hi : lo; break;
+      case Mode::Ceil: pick = sign ? lo : hi; break;
+      case Mode::Trunc: pick = lo; break;
+      case Mode::Odd: pick = (lo & 1) ? lo : hi; break;
+      default:
+        if (below != 0) pick = below < 0 ? lo : hi;
+        else pick = m == Mode::Round ? hi : (lo & 1) ? hi : lo;  // ties away from zero, or to even
+    }
+  }
+  return Bits<D>::make(static_cast<uint8_t>(sign | pick));
+}
+#endif
+
 // v rounded to the float type D by the mode.
 template <typename D>
 D round_float(double v, Mode m) {
@@ -207,10 +255,13 @@ D round_float(double v, Mode m) {
   {
 #if PYPTO_HAS_FLOAT8
     if constexpr (std::is_same_v<D, E4M3> || std::is_same_v<D, E5M2>) {
-      if (auto r = fp8_special<D>(v)) return *r;  // else in range: the rounding below
-    }
+      if (auto r = fp8_special<D>(v)) return *r;
+      return round_fp8<D>(v, m);
+    } else
 #endif
-    return round_ieee<D>(v, m);
+    {
+      return round_ieee<D>(v, m);
+    }
   }
 }
 
@@ -310,7 +361,11 @@ void cast_tensor(const at::Tensor& src, at::Tensor& out, Mode m, const std::stri
   }
   const IntRange range = int_range(to, to_name);
   // An fp8 source is read as float32, which holds each of its values exactly.
-  at::Tensor s = is_float8(from) ? src.to(at::kFloat).contiguous() : src.contiguous();
+  at::Tensor s = src.contiguous();
+  if (is_float8(from)) {
+    s = at::empty(src.sizes(), src.options().dtype(at::kFloat));
+    if (!ops::widen_bytes_to_fp32(src, s)) s.copy_(src);
+  }
   at::Tensor o = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const int64_t n = s.numel();
   AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, s.scalar_type(), "pl.cast", [&] {

@@ -1,9 +1,11 @@
 #include "sim/ops/widen_bytes.h"
 
 #include "sim/tensor_copy.h"
+#include "tensor/float8.h"
 
 #include <immintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
@@ -36,17 +38,50 @@ void widen(const at::Tensor& src, const at::Tensor& dst) {
   for_each_row(dst, src, [&](int64_t d_off, int64_t s_off) { row(s + s_off, d + d_off, n); });
 }
 
+// An 8-bit float: each of its 256 bit patterns as FP32, converted once by c10 (the
+// conversion ATen's copy makes, NaN bits included).
+template <typename F8>
+void widen_fp8(const at::Tensor& src, const at::Tensor& dst) {
+  static const std::array<float, 256> table = [] {
+    std::array<float, 256> t{};
+    for (int b = 0; b < 256; ++b) t[static_cast<size_t>(b)] = static_cast<float>(F8(static_cast<uint8_t>(b), F8::from_bits()));
+    return t;
+  }();
+  const auto* s = static_cast<const uint8_t*>(src.const_data_ptr());
+  float* d = dst.mutable_data_ptr<float>();
+  const int64_t n = src.size(-1);
+  for_each_row(dst, src, [&](int64_t d_off, int64_t s_off) {
+    for (int64_t c = 0; c < n; ++c) d[d_off + c] = table[s[s_off + c]];
+  });
+}
+
+// The widening for `st`, or null.
+using Widen = void (*)(const at::Tensor&, const at::Tensor&);
+Widen widening(c10::ScalarType st) {
+  switch (st) {
+    case at::kChar: return &widen<int8_t>;
+    case at::kByte: return &widen<uint8_t>;
+#if PYPTO_HAS_FLOAT8
+    case at::ScalarType::Float8_e4m3fn: return &widen_fp8<c10::Float8_e4m3fn>;
+    case at::ScalarType::Float8_e5m2: return &widen_fp8<c10::Float8_e5m2>;
+#endif
+#if PYPTO_HAS_FLOAT8_E8M0
+    case at::ScalarType::Float8_e8m0fnu: return &widen_fp8<c10::Float8_e8m0fnu>;
+#endif
+    default: return nullptr;
+  }
+}
+
 }  // namespace
 
 bool widen_bytes_to_fp32(const at::Tensor& src, const at::Tensor& dst) {
-  const auto st = src.scalar_type();
-  if ((st != at::kChar && st != at::kByte) || src.dim() == 0 || src.dim() > kMaxRowRank ||
+  const Widen widen_to = widening(src.scalar_type());
+  if (widen_to == nullptr || src.dim() == 0 || src.dim() > kMaxRowRank ||
       (src.size(-1) > 1 && src.stride(-1) != 1) || dst.scalar_type() != at::kFloat || !dst.is_contiguous() ||
       !dst.sizes().equals(src.sizes()))
     return false;
   if (src.numel() == 0) return true;  // an empty tensor's data pointer may be null
-  if (st == at::kChar) widen<int8_t>(src, dst);
-  else widen<uint8_t>(src, dst);
+  widen_to(src, dst);
   return true;
 }
 
