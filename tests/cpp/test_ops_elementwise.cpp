@@ -243,7 +243,8 @@ TEST_CASE("row/col_expand add, sub, mul and div on FP32 tiles give ATen's bits, 
       default: return at::div(t, v);
     }
   };
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1, 1}, {1, 48}, {4, 48}, {16, 7}, {3, 37}}) {
+  for (const auto& shape : {std::pair<int64_t, int64_t>{1, 1}, {1, 48}, {4, 48}, {16, 7}, {3, 37}}) {
+    const int64_t rows = shape.first, cols = shape.second;
     CAPTURE(rows);
     CAPTURE(cols);
     // A window of a wider tile (row stride != cols), and its values with specials.

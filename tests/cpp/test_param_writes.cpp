@@ -239,7 +239,8 @@ TEST_CASE("an op that says its result is new memory returns none of its other ar
   for (const auto& [name, c] : calls) sampled.insert(name);
   CHECK(narrowed == sampled);
   for (const auto& [name, c] : calls) {
-    CAPTURE(name);
+    const std::string op_name = name;  // CAPTURE captures in a lambda, which C++17 forbids for a structured binding
+    CAPTURE(op_name);
     const uint32_t views = op(name.c_str()).result_views;
     const Value r = call(name.c_str(), c.first, c.second);
     if (!r.is_tensor()) continue;
