@@ -62,6 +62,10 @@ ParsedCommandLine& check_worker_options(ParsedCommandLine& out) {
       out.error = "--worker takes no script (a worker runs what its host process sends it), got '" + o.script + "'";
     return out;
   }
+  if (o.rank_hosts && o.ranks == std::string("thread")) {
+    out.error = "--rank-hosts starts the ranks in worker processes; it does not go with --ranks=thread";
+    return out;
+  }
   const char* stray = o.store ? "--store" : o.rank ? "--rank" : o.world_size ? "--world-size" : nullptr;
   if (stray) out.error = std::string(stray) + " is an option of --worker";
   else if (o.script.empty()) out.error = "no script given";
@@ -74,7 +78,8 @@ std::string usage_text() {
   return "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
          "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
          "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
-         "                    [--ranks=thread|process] SCRIPT [SCRIPT ARGS...]\n"
+         "                    [--ranks=thread|process] [--rank-hosts FILE]\n"
+         "                    SCRIPT [SCRIPT ARGS...]\n"
          "       pypto-golden --worker [--store HOST:PORT] [--rank R] [--world-size N]\n"
          "\n"
          "Runs a PyPTO kernel script (a @pl.jit kernel, its specs and golden, and a __main__\n"
@@ -102,6 +107,10 @@ std::string usage_text() {
          "                  pictures of the failing outputs (sets PYPTO_GOLDEN_REPORT)\n"
          "  --ranks=process run each rank of an L3 program in a worker process of its own\n"
          "                  (sets PYPTO_SIM_RANKS; 'thread', the default, keeps them in this one)\n"
+         "  --rank-hosts FILE\n"
+         "                  start those workers on the machines of FILE, one a line:\n"
+         "                  NAME [slots=N] [bin=PATH], through ssh (PYPTO_SIM_RANK_LAUNCHER)\n"
+         "                  for a machine other than this one (sets PYPTO_SIM_RANK_HOSTS)\n"
          "\n"
          "rank worker (the simulated device of one rank of an L3 program, for a host process):\n"
          "  --worker        serve the host's rank store instead of running a script\n"
@@ -175,6 +184,14 @@ ParsedCommandLine parse_command_line(const std::vector<std::string>& args) {
         return out;
       }
       o.ranks = value;
+      continue;
+    }
+    if (option_value(args, k, "--rank-hosts", value, missing)) {
+      if (missing || value.empty()) {
+        out.error = "--rank-hosts needs a file (one machine a line: NAME [slots=N] [bin=PATH])";
+        return out;
+      }
+      o.rank_hosts = value;
       continue;
     }
     if (a == "--worker") {

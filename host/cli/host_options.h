@@ -24,6 +24,7 @@ struct HostOptions {
   std::optional<std::string> junit;  // --junit FILE: PYPTO_GOLDEN_JUNIT=FILE (made absolute)
   std::optional<std::string> report;  // --report DIR: PYPTO_GOLDEN_REPORT=DIR (made absolute)
   std::optional<std::string> ranks;   // --ranks=thread|process: PYPTO_SIM_RANKS
+  std::optional<std::string> rank_hosts;  // --rank-hosts FILE: PYPTO_SIM_RANK_HOSTS (and process)
   std::string script;
   std::vector<std::string> script_args;
   // --worker: this process is a rank worker of a host process (no script).

@@ -2,6 +2,7 @@
 #include "cli/host_options.h"
 #include "cli/memory_guard.h"
 #include "embed/embedded_python.h"
+#include "ranks/rank_hosts.h"
 #include "ranks/rank_worker.h"
 #include "run/host_overrides.h"
 
@@ -122,6 +123,18 @@ int main(int argc, char** argv) {
   if (cl.options.bench) setenv("PYPTO_BENCH", "1", 1);
   if (cl.options.simulate) setenv("PYPTO_GOLDEN_SIMULATE", "1", 1);
   if (cl.options.ranks) setenv("PYPTO_SIM_RANKS", cl.options.ranks->c_str(), 1);
+  if (cl.options.rank_hosts) {
+    // Read now, so that a bad file stops the run before the script, not at its first dispatch.
+    const std::string hosts = fs::absolute(*cl.options.rank_hosts).lexically_normal().string();
+    try {
+      ranks::read_rank_hosts(*cl.options.rank_hosts);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "pypto-golden: --rank-hosts: %s\n", e.what());
+      return 2;
+    }
+    setenv("PYPTO_SIM_RANK_HOSTS", hosts.c_str(), 1);
+    setenv("PYPTO_SIM_RANKS", "process", 1);
+  }
   if (cl.options.bench_rounds) setenv("PYPTO_BENCH_ROUNDS", std::to_string(*cl.options.bench_rounds).c_str(), 1);
   if (cl.options.seed) setenv("PYPTO_GOLDEN_SEED", cl.options.seed->c_str(), 1);
   if (cl.options.threads) setenv("PYPTO_GOLDEN_NUM_THREADS", std::to_string(*cl.options.threads).c_str(), 1);

@@ -140,7 +140,12 @@ std::unique_ptr<GlooGroup> GlooGroup::join(const StoreAddress& store, int rank, 
     py::list devices;
     if (ifname != nullptr && *ifname != '\0') devices.append(gloo.attr("create_device")(py::arg("interface") = ifname));
     else if (this_machine_only) devices.append(gloo.attr("create_device")(py::arg("hostname") = "127.0.0.1"));
-    else devices.append(gloo.attr("create_device")(py::arg("hostname") = this_host_name()));
+    else {
+      // The address this process reaches the store from is one its peers reach it at too,
+      // where the machine's name may resolve to a loopback alias (127.0.1.1 on Debian).
+      const std::string toward = local_address_toward(store);
+      devices.append(gloo.attr("create_device")(py::arg("hostname") = toward.empty() ? this_host_name() : toward));
+    }
     options.attr("_devices") = devices;
     impl->python_group = gloo(prefixed, rank, size, options);
     impl->backend = impl->python_group.cast<c10::intrusive_ptr<c10d::Backend>>();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -27,20 +28,42 @@ std::string describe_wait_status(int status) {
 }
 
 std::string describe_worker_end(const WorkerEnd& end) {
-  std::string text = "rank " + std::to_string(end.rank) + " (pid " + std::to_string(end.pid) + " on this machine) " +
-                     describe_wait_status(end.status);
+  const std::string where = end.machine.empty() ? "" : "on " + end.machine + ", through `" + end.launcher + "`, ";
+  std::string text = "rank " + std::to_string(end.rank) + " (" + where + "pid " + std::to_string(end.pid) +
+                     " on this machine) " + describe_wait_status(end.status);
   if (WIFEXITED(end.status) && WEXITSTATUS(end.status) == kWorkerOutOfMemory)
     text += ": its memory guard stopped it, out of memory (its message is above)";
   return text;
 }
 
-LocalWorkers::LocalWorkers(const std::string& executable, const StoreAddress& store, int world_size) {
+namespace {
+
+// `name` as execvp would find it on PATH (a launcher such as ssh), found before fork as
+// execvp is not async-signal-safe; a name with a slash, or one found nowhere, as it is.
+std::string on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (name.find('/') != std::string::npos || path == nullptr) return name;
+  std::string dirs = path;
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    const std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    start = end + 1;
+  }
+  return name;
+}
+
+}  // namespace
+
+LocalWorkers::LocalWorkers(const std::vector<WorkerCommand>& commands) : commands_(commands) {
   const pid_t host = getpid();
-  for (int r = 0; r < world_size; ++r) {
+  for (size_t r = 0; r < commands_.size(); ++r) {
     // Everything the child needs is built before fork: after it, only async-signal-safe
     // calls (this process has other threads).
-    std::vector<std::string> args = {executable, "--worker", "--store", store.text(), "--rank", std::to_string(r),
-                                     "--world-size", std::to_string(world_size)};
+    std::vector<std::string> args = commands_[r].argv;
+    const std::string executable = on_path(args.front());
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -79,7 +102,7 @@ std::optional<WorkerEnd> LocalWorkers::reap_ended() {
     if (pids_[r] == 0) continue;
     int status = 0;
     if (waitpid(pids_[r], &status, WNOHANG) == pids_[r]) {
-      WorkerEnd end{static_cast<int>(r), pids_[r], status};
+      WorkerEnd end{static_cast<int>(r), pids_[r], status, commands_[r].machine, commands_[r].launcher};
       pids_[r] = 0;
       return end;
     }
@@ -107,7 +130,7 @@ std::vector<WorkerEnd> LocalWorkers::finish(std::chrono::milliseconds grace) {
     int status = 0;
     while (waitpid(pids_[r], &status, 0) < 0 && errno == EINTR) {
     }
-    ended.push_back(WorkerEnd{static_cast<int>(r), pids_[r], status});
+    ended.push_back(WorkerEnd{static_cast<int>(r), pids_[r], status, commands_[r].machine, commands_[r].launcher});
     pids_[r] = 0;
   }
   std::sort(ended.begin(), ended.end(), [](const WorkerEnd& a, const WorkerEnd& b) { return a.rank < b.rank; });

@@ -1,7 +1,8 @@
-// The rank workers a host process starts on its own machine (--ranks=process): one
-// `pypto-golden --worker` child per rank, which dies with the host (PR_SET_PDEATHSIG), and
-// which the host reaps, so that nothing is left behind on success, failure, Ctrl-C or a
-// killed worker.
+// The rank workers a host process starts (--ranks=process): one child per rank, which is
+// `pypto-golden --worker` itself on this machine, or the launcher (ssh) that starts it on
+// another (--rank-hosts). A child dies with the host (PR_SET_PDEATHSIG; a worker elsewhere
+// then loses the host's store and exits), and the host reaps every one, so that nothing is
+// left behind on success, failure, Ctrl-C or a killed worker.
 #pragma once
 
 #include "ranks/store_address.h"
@@ -19,21 +20,31 @@ namespace pypto_golden::ranks {
 // (SIGKILL)".
 std::string describe_wait_status(int status);
 
+// How to start one rank's worker.
+struct WorkerCommand {
+  std::vector<std::string> argv;  // the launcher's words, if any, then the worker's
+  std::string machine;            // "" for this machine, else where the launcher starts it
+  std::string launcher;           // the launcher's words as one text ("" on this machine)
+};
+
 struct WorkerEnd {
   int rank = -1;
   pid_t pid = 0;
   int status = 0;  // the wait status
+  std::string machine;
+  std::string launcher;
 };
 
-// "rank 1 (pid 4242 on this machine) was killed by signal 9 (SIGKILL)"
+// "rank 1 (pid 4242 on this machine) was killed by signal 9 (SIGKILL)"; for a worker on
+// another machine "rank 1 (on node-b, through `ssh -o BatchMode=yes node-b`, pid 4242 on
+// this machine) exited with status 255".
 std::string describe_worker_end(const WorkerEnd& end);
 
 class LocalWorkers {
  public:
-  // Starts `executable --worker --store ADDRESS --rank r --world-size N` for r = 0 .. N - 1.
-  // Throws std::runtime_error (naming the executable and errno's text) when one cannot start;
-  // the ones already started are stopped.
-  LocalWorkers(const std::string& executable, const StoreAddress& store, int world_size);
+  // Starts `commands[r]` as rank r's worker. Throws std::runtime_error (naming the
+  // executable and errno's text) when one cannot start; the ones already started are stopped.
+  explicit LocalWorkers(const std::vector<WorkerCommand>& commands);
   ~LocalWorkers();  // kills and reaps every worker still running
   LocalWorkers(const LocalWorkers&) = delete;
   LocalWorkers& operator=(const LocalWorkers&) = delete;
@@ -51,6 +62,7 @@ class LocalWorkers {
 
  private:
   std::vector<pid_t> pids_;  // 0 once reaped
+  std::vector<WorkerCommand> commands_;
 };
 
 }  // namespace pypto_golden::ranks

@@ -44,14 +44,21 @@ std::string worker_executable() {
 }
 
 std::unique_ptr<RankProcesses> RankProcesses::start_local(int world_size) {
-  return start(world_size, StoreAddress{"127.0.0.1", 0}, true);
+  const RankHosts here{"", {RankHost{"localhost", world_size, "", 0}}};
+  return start(world_size, StoreAddress{"127.0.0.1", 0}, &here);
 }
 
 std::unique_ptr<RankProcesses> RankProcesses::start_remote(int world_size, const StoreAddress& listen) {
-  return start(world_size, listen, false);
+  return start(world_size, listen, nullptr);
 }
 
-std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreAddress& listen, bool local) {
+std::unique_ptr<RankProcesses> RankProcesses::start_on_hosts(int world_size, const RankHosts& hosts,
+                                                             const StoreAddress& listen) {
+  return start(world_size, listen, &hosts);
+}
+
+std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreAddress& listen,
+                                                    const RankHosts* hosts) {
   const std::chrono::milliseconds timeout =
       sim::seconds_from_env("PYPTO_SIM_RANK_TIMEOUT", std::chrono::milliseconds(30000));
   quiet_c10d_logging();
@@ -60,14 +67,25 @@ std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreA
   p->store_ = RankStore::serve(listen.host, listen.port);
   const HostRecord host{PeerRecord{build_identity(), this_host_name(), getpid()}, world_size};
   publish_host(*p->store_, host);
-  if (local) p->workers_ = std::make_unique<LocalWorkers>(worker_executable(), p->store_->address(), world_size);
+  if (hosts) {
+    bool own = false;  // a machine runs this host's own executable's path
+    for (const RankHost& h : hosts->hosts) own = own || h.bin.empty();
+    std::vector<WorkerCommand> commands;
+    try {
+      commands = worker_commands(*hosts, world_size, p->store_->address(), own ? worker_executable() : "");
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
+    p->workers_ = std::make_unique<LocalWorkers>(commands);
+  }
   {
     WithoutGil no_gil;  // workers take seconds to start
     await_ranks(*p->store_, host, timeout, [&] {
       if (p->workers_) p->workers_->check_running();
     });
   }
-  p->group_ = GlooGroup::join(p->store_->address(), world_size, world_size + 1, timeout, local);
+  p->group_ = GlooGroup::join(p->store_->address(), world_size, world_size + 1, timeout,
+                              is_loopback_host(p->store_->address().host));
   return p;
 }
 

@@ -5,6 +5,7 @@
 
 #include "ranks/gloo_group.h"
 #include "ranks/local_workers.h"
+#include "ranks/rank_hosts.h"
 #include "ranks/rank_store.h"
 
 #include <chrono>
@@ -32,6 +33,11 @@ class RankProcesses {
   // (`pypto-golden --worker --store ADDRESS ...` on other machines), then forms the group.
   // std::runtime_error naming the ranks that refused or did not join in time.
   static std::unique_ptr<RankProcesses> start_remote(int world_size, const StoreAddress& listen);
+  // Serves the rank store on `listen` and starts the workers on the machines of `hosts`
+  // (rank_hosts.h), then forms the group. std::runtime_error when the hosts have too few
+  // slots, and as start_local.
+  static std::unique_ptr<RankProcesses> start_on_hosts(int world_size, const RankHosts& hosts,
+                                                       const StoreAddress& listen);
   ~RankProcesses();  // stops the workers (a Stop message each), then reaps or kills them
   RankProcesses(const RankProcesses&) = delete;
   RankProcesses& operator=(const RankProcesses&) = delete;
@@ -61,15 +67,15 @@ class RankProcesses {
 
  private:
   RankProcesses() = default;
-  // Serves the store, publishes the host, starts local workers (or none for remote ones),
-  // waits for every rank and forms the group.
-  static std::unique_ptr<RankProcesses> start(int world_size, const StoreAddress& listen, bool local);
+  // Serves the store, publishes the host, starts the workers of `hosts` (none when they are
+  // started by hand), waits for every rank and forms the group.
+  static std::unique_ptr<RankProcesses> start(int world_size, const StoreAddress& listen, const RankHosts* hosts);
   int world_size_ = 0;
   bool abandoned_ = false;
   bool stopped_ = false;
   std::unique_ptr<RankStore> store_;
   std::mutex workers_mu_;  // the host's thread and the service thread both reap
-  std::unique_ptr<LocalWorkers> workers_;  // none when the workers run elsewhere
+  std::unique_ptr<LocalWorkers> workers_;  // none when the workers were started by hand
   std::unique_ptr<GlooGroup> group_;
 };
 

@@ -28,10 +28,6 @@ std::optional<int> count_from_env(const char* name) {
   return std::atoi(raw);
 }
 
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
-
 int refuse(const std::string& who, const std::string& message) {
   std::fprintf(stderr, "pypto-golden --worker%s: %s\n", who.c_str(), message.c_str());
   return kWorkerRefused;
@@ -70,7 +66,7 @@ int run_rank_worker(const WorkerOptions& options) {
     store = RankStore::connect(address, timeout);
     join_ranks(*store, rank, world_size, PeerRecord{build_identity(), this_host_name(), getpid()}, timeout);
     // The host is the group's last rank. A host on a loopback address is on this machine.
-    group = GlooGroup::join(address, rank, world_size + 1, timeout, is_loopback(address.host));
+    group = GlooGroup::join(address, rank, world_size + 1, timeout, is_loopback_host(address.host));
   } catch (const std::runtime_error& e) {  // RankStoreError, RendezvousError, GroupError
     return refuse(who, e.what());
   }

@@ -29,9 +29,18 @@ class RemoteLaunches : public sim::RemoteRanks {
  public:
   RemoteLaunches(const sim::Program& program, sim::CommDomain& domain) : domain_(domain) {
     const int world = domain.world_size();
-    // torchrun's MASTER_ADDR / MASTER_PORT: the workers are started elsewhere (other
-    // machines) and come to this host's store there; else this host starts them.
-    if (const std::optional<StoreAddress> listen = store_address_from_env())
+    // The machines of --rank-hosts, where this host starts them; else with torchrun's
+    // MASTER_ADDR / MASTER_PORT, workers started elsewhere (other machines) by hand, which
+    // come to this host's store there; else this host starts them beside it.
+    std::optional<RankHosts> hosts;
+    try {
+      hosts = rank_hosts_from_env();
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(std::string("PYPTO_SIM_RANK_HOSTS: ") + e.what());
+    }
+    if (hosts)
+      ranks_ = RankProcesses::start_on_hosts(world, *hosts, store_address_for(*hosts));
+    else if (const std::optional<StoreAddress> listen = store_address_from_env())
       ranks_ = RankProcesses::start_remote(world, *listen);
     else
       ranks_ = RankProcesses::start_local(world);

@@ -1,5 +1,10 @@
 #include "ranks/store_address.h"
 
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <stdexcept>
 
@@ -48,6 +53,36 @@ std::optional<StoreAddress> store_address_from_env() {
   const std::optional<uint16_t> p = parse_port(port);
   if (!p) throw std::invalid_argument(std::string("MASTER_PORT must be a port from 1 to 65535, got '") + port + "'");
   return StoreAddress{addr, *p};
+}
+
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+std::string local_address_toward(const StoreAddress& to) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(to.host.c_str(), std::to_string(to.port).c_str(), &hints, &found) != 0) return "";
+  std::string address;
+  for (addrinfo* a = found; a != nullptr && address.empty(); a = a->ai_next) {
+    // Connecting a datagram socket only picks the route: nothing is sent.
+    const int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (fd < 0) continue;
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    char text[INET6_ADDRSTRLEN] = {};
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr*>(&local), &length) == 0) {
+      const void* raw = local.ss_family == AF_INET6
+                            ? static_cast<const void*>(&reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr)
+                            : static_cast<const void*>(&reinterpret_cast<sockaddr_in*>(&local)->sin_addr);
+      if (inet_ntop(local.ss_family, raw, text, sizeof text) != nullptr) address = text;
+    }
+    close(fd);
+  }
+  freeaddrinfo(found);
+  return address;
 }
 
 }  // namespace pypto_golden::ranks

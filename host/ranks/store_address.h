@@ -23,4 +23,11 @@ StoreAddress parse_store_address(const std::string& text, const std::string& wha
 // when only one is set or the port is not a port.
 std::optional<StoreAddress> store_address_from_env();
 
+// "localhost", "::1" or 127.x.y.z: an address that never leaves this machine.
+bool is_loopback_host(const std::string& host);
+
+// The address of this machine that traffic to `to` leaves from (the route's source
+// address, found without sending anything); "" when `to` does not resolve or has no route.
+std::string local_address_toward(const StoreAddress& to);
+
 }  // namespace pypto_golden::ranks

@@ -25,7 +25,8 @@ def test_help(host):
         "usage: pypto-golden [--help] [--version] [--threads N] [--seed N] [--save-data]\n"
         "                    [--golden-data DIR] [--runtime-dir DIR] [--compile-only]\n"
         "                    [--bench[=ROUNDS]] [--simulate] [--junit FILE] [--report DIR]\n"
-        "                    [--ranks=thread|process] SCRIPT [SCRIPT ARGS...]\n")
+        "                    [--ranks=thread|process] [--rank-hosts FILE]\n"
+        "                    SCRIPT [SCRIPT ARGS...]\n")
     for option in ("--threads N     torch CPU threads for the golden (sets PYPTO_GOLDEN_NUM_THREADS)",
                    "--seed N        seed torch's generator and Python's random before the script\n"
                    "                  (sets PYPTO_GOLDEN_SEED): the same random inputs every run",
@@ -57,6 +58,9 @@ def test_version(host):
         (["--report"], "--report needs a directory"),
         (["--ranks=processes", "k.py"], "--ranks must be 'thread' or 'process', got 'processes'"),
         (["--ranks"], "--ranks must be 'thread' or 'process'"),
+        (["--rank-hosts"], "--rank-hosts needs a file (one machine a line: NAME [slots=N] [bin=PATH])"),
+        (["--rank-hosts", "h.txt", "--ranks=thread", "k.py"],
+         "--rank-hosts starts the ranks in worker processes; it does not go with --ranks=thread"),
         (["--worker", "k.py"], "--worker takes no script (a worker runs what its host process sends it), got 'k.py'"),
         (["--rank", "1", "k.py"], "--rank is an option of --worker"),
         (["--worker", "--rank", "-1"], "--rank needs a rank (an integer from 0), got '-1'"),

@@ -651,3 +651,82 @@ def test_a_wait_does_not_time_out_while_a_peers_launch_data_is_on_its_way(host, 
     proc = host("--ranks=process", "slow_data.py", env=clean_env(tmp_path, PYPTO_SIM_WAIT_TIMEOUT="0.02"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[RUN]   'ys' PASS  shape=(2, 1, 1024) dtype=torch.float32" in proc.stdout
+
+
+# --rank-hosts FILE: the host starts its workers on the machines the file names, through the
+# launcher (ssh; PYPTO_SIM_RANK_LAUNCHER), and this machine's directly.
+
+def stand_in_for_ssh(tmp_path, status=None):
+    """A launcher that logs the machine it is asked for and runs the rest of its command
+    here, or fails as ssh does for a machine it cannot resolve."""
+    script = tmp_path / ("fake-ssh" if status is None else "failing-ssh")
+    tail = 'shift\nexec "$@"\n' if status is None else f'echo "ssh: Could not resolve hostname $1" >&2\nexit {status}\n'
+    script.write_text(f'#!/bin/sh\necho "$1" >> {tmp_path / "machines.log"}\n{tail}')
+    script.chmod(0o755)
+    return f"{script} {{host}}"
+
+
+def test_rank_hosts_start_each_machines_workers_through_the_launcher(host, tmp_path):
+    (tmp_path / "hosts.txt").write_text("# the sample's four ranks\nnode-b slots=2  # ranks 0 and 1\nlocalhost\n"
+                                        "node-c\n")
+    env = clean_env(tmp_path, PYPTO_SIM_RANK_LAUNCHER=stand_in_for_ssh(tmp_path))
+    proc = host("--rank-hosts", "hosts.txt", f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'totals' PASS  shape=(4, 1, 512) dtype=torch.float32" in proc.stdout
+    assert (tmp_path / "machines.log").read_text() == "node-b\nnode-b\nnode-c\n"
+
+
+def test_rank_hosts_name_a_launcher_that_fails_and_too_few_slots(host, tmp_path):
+    (tmp_path / "hosts.txt").write_text("localhost slots=3\nnode-b\n")
+    env = clean_env(tmp_path, PYPTO_SIM_RANK_LAUNCHER=stand_in_for_ssh(tmp_path, status=255))
+    proc = host("--rank-hosts", "hosts.txt", f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim", env=env)
+    assert proc.returncode == 1
+    assert "ssh: Could not resolve hostname node-b\n" in proc.stderr
+    assert re.search(r"rank 3 \(on node-b, through `\S+failing-ssh node-b`, pid \d+ on this machine\) exited with "
+                     r"status 255", proc.stdout + proc.stderr), proc.stdout + proc.stderr
+    (tmp_path / "hosts.txt").write_text("localhost slots=2\n")
+    proc = host("--rank-hosts", "hosts.txt", f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim", env=env)
+    assert proc.returncode == 1
+    assert (f"the program runs 4 ranks, but {tmp_path / 'hosts.txt'} has slots for 2: give its machines more "
+            "slots=N, or list more machines") in proc.stdout + proc.stderr
+
+
+def test_a_bad_rank_hosts_file_stops_the_run_before_the_script(host, tmp_path):
+    (tmp_path / "hosts.txt").write_text("node-b slots=two\n")
+    proc = host("--rank-hosts", "hosts.txt", f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (
+        2, "", "pypto-golden: --rank-hosts: hosts.txt, line 1: slots must be a positive integer (the ranks node-b "
+               "runs), got 'two'\n")
+
+
+def test_rank_hosts_in_another_namespace_through_ip_netns(tmp_path, two_namespaces):
+    """The launcher `ip netns exec {host}` starts the sample's four workers in the other
+    namespace, as ssh would on a second machine. No GLOO_SOCKET_IFNAME anywhere: each side's
+    group traffic leaves by the address it reaches the store from."""
+    host_ns, _ = two_namespaces["host"]
+    work_ns, _ = two_namespaces["worker"]
+    (tmp_path / "hosts.txt").write_text(f"{work_ns} slots=4\n")
+    env = clean_env(tmp_path, MASTER_ADDR="10.231.0.1", MASTER_PORT=29633,
+                    PYPTO_SIM_RANK_LAUNCHER="ip netns exec {host}")
+    env.pop("GLOO_SOCKET_IFNAME", None)
+    proc = subprocess.run(["ip", "netns", "exec", host_ns, str(HOST_BIN), "--rank-hosts", "hosts.txt",
+                           f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'totals' PASS  shape=(4, 1, 512) dtype=torch.float32" in proc.stdout
+
+
+def test_rank_hosts_from_the_environment_under_python3(python3, tmp_path):
+    """PYPTO_SIM_RANK_HOSTS alone puts the ranks in workers on its machines; with
+    PYPTO_SIM_RANKS=thread it is a contradiction, named."""
+    (tmp_path / "hosts.txt").write_text("node-b slots=4\n")
+    env = clean_env(tmp_path, PYPTO_SIM_RANK_HOSTS=tmp_path / "hosts.txt",
+                    PYPTO_SIM_RANK_LAUNCHER=stand_in_for_ssh(tmp_path))
+    env.pop("PYPTO_SIM_RANKS", None)
+    proc = python3(f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "machines.log").read_text() == "node-b\n" * 4
+    proc = python3(f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim", env={**env, "PYPTO_SIM_RANKS": "thread"})
+    assert proc.returncode == 1
+    assert (f"PYPTO_SIM_RANK_HOSTS={tmp_path / 'hosts.txt'} starts the ranks in worker processes, but "
+            "PYPTO_SIM_RANKS=thread keeps them in this one: unset one of them") in proc.stdout + proc.stderr

@@ -13,7 +13,14 @@ std::atomic<RemoteRanksMaker> registered{nullptr};
 bool ranks_in_processes() {
   const char* raw = std::getenv("PYPTO_SIM_RANKS");
   const std::string v = raw == nullptr ? "" : raw;
-  if (v.empty() || v == "thread") return false;
+  const char* hosts = std::getenv("PYPTO_SIM_RANK_HOSTS");
+  const bool placed = hosts != nullptr && *hosts != '\0';
+  if (placed && v == "thread")
+    throw std::invalid_argument(std::string("PYPTO_SIM_RANK_HOSTS=") + hosts +
+                                " starts the ranks in worker processes, but PYPTO_SIM_RANKS=thread keeps them in "
+                                "this one: unset one of them");
+  if (v.empty()) return placed;
+  if (v == "thread") return false;
   if (v == "process") return true;
   throw std::invalid_argument("PYPTO_SIM_RANKS must be 'thread' or 'process', got '" + v + "'");
 }

@@ -72,7 +72,8 @@ class PeerLinks {
 };
 
 // PYPTO_SIM_RANKS: "process" runs an L3 program's ranks in worker processes, "thread" (or
-// unset) in this one. std::invalid_argument for another value.
+// unset) in this one; unset with PYPTO_SIM_RANK_HOSTS set (the machines of the workers) is
+// "process". std::invalid_argument for another value, or "thread" with PYPTO_SIM_RANK_HOSTS.
 bool ranks_in_processes();
 
 // The host's side for `program`'s ranks in worker processes, as the code that can start
