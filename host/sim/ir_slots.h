@@ -20,9 +20,10 @@ inline int64_t slot_index(const nlohmann::json& s, size_t count) {
 }
 
 // Calls f(slot) for every variable an expression or a statement reads, child statement
-// blocks ("body", "then", "else") left out; f sees -1 for a slot out of range.
-template <typename F>
-void for_each_read(const nlohmann::json& node, size_t count, F&& f) {
+// blocks ("body", "then", "else") left out; f sees -1 for a slot out of range. `enter(node)`
+// is asked first at every other object: false skips its children (the caller took them).
+template <typename F, typename Enter>
+void for_each_read(const nlohmann::json& node, size_t count, F&& f, Enter&& enter) {
   if (node.is_object()) {
     auto e = node.find("e");
     if (e != node.end() && *e == "var") {
@@ -30,11 +31,17 @@ void for_each_read(const nlohmann::json& node, size_t count, F&& f) {
       f(s == node.end() ? int64_t{-1} : slot_index(*s, count));
       return;
     }
+    if (!enter(node)) return;
     for (const auto& [key, child] : node.items())
-      if (key != "body" && key != "then" && key != "else") for_each_read(child, count, f);
+      if (key != "body" && key != "then" && key != "else") for_each_read(child, count, f, enter);
   } else if (node.is_array()) {
-    for (const auto& child : node) for_each_read(child, count, f);
+    for (const auto& child : node) for_each_read(child, count, f, enter);
   }
+}
+
+template <typename F>
+void for_each_read(const nlohmann::json& node, size_t count, F&& f) {
+  for_each_read(node, count, f, [](const nlohmann::json&) { return true; });
 }
 
 // `x = y` or `x = y[...]`: an assignment whose value views a variable (a chip launch's

@@ -72,25 +72,20 @@ class Analysis {
   }
 
   void add_views(const json& node, Params& out) const {
-    if (node.is_object()) {
-      if (node.value("e", std::string()) == "var") {
-        if (const Params* from = node.contains("slot") ? slot(node.at("slot")) : nullptr) merge(out, *from);
-        return;
-      }
-      if (node.value("e", std::string()) == "call") {
-        const OpDef* def = op_table().find(node.value("op", std::string()));
-        if (def != nullptr && def->result_views != OpDef::kAnyArg) {
-          if (node.contains("args") && node.at("args").is_array())
-            for (size_t k = 0; k < node.at("args").size() && k < 32; ++k)
-              if (def->result_views >> k & 1u) add_views(node.at("args")[k], out);
-          return;
-        }
-      }
-      for (const auto& [key, child] : node.items())
-        if (key != "body" && key != "then" && key != "else") add_views(child, out);
-    } else if (node.is_array()) {
-      for (const auto& child : node) add_views(child, out);
-    }
+    const auto var = [&](int64_t k) {
+      if (k >= 0) merge(out, aliases_[static_cast<size_t>(k)]);
+    };
+    // A call whose result is new memory, or views only some of its arguments, views those.
+    const auto enter = [&](const json& n) {
+      if (n.value("e", std::string()) != "call") return true;
+      const OpDef* def = op_table().find(n.value("op", std::string()));
+      if (def == nullptr || def->result_views == OpDef::kAnyArg) return true;
+      if (n.contains("args") && n.at("args").is_array())
+        for (size_t k = 0; k < n.at("args").size() && k < 32; ++k)
+          if (def->result_views >> k & 1u) add_views(n.at("args")[k], out);
+      return false;
+    };
+    for_each_read(node, aliases_.size(), var, enter);
   }
 
   // The alias set of a slot number; null for one the loader refuses.

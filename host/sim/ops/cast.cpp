@@ -356,15 +356,17 @@ void cast_tensor(const at::Tensor& src, at::Tensor& out, Mode m, const std::stri
   // ATen's float -> float conversion rounds to nearest even, but does not saturate fp8.
   if (exact_widening(from, to, to_name) || (ff && tf && !is_float8(to) && (m == Mode::None || m == Mode::Rint))) {
     // Exact, or float -> float round-to-nearest-even (ATen's conversion).
-    if (!ops::widen_bytes_to_fp32(src, out)) out.copy_(src);
+    ops::copy_widening(src, out);
     return;
   }
   const IntRange range = int_range(to, to_name);
   // An fp8 source is read as float32, which holds each of its values exactly.
-  at::Tensor s = src.contiguous();
+  at::Tensor s;
   if (is_float8(from)) {
     s = at::empty(src.sizes(), src.options().dtype(at::kFloat));
-    if (!ops::widen_bytes_to_fp32(src, s)) s.copy_(src);
+    ops::copy_widening(src, s);
+  } else {
+    s = src.contiguous();
   }
   at::Tensor o = out.is_contiguous() ? out : at::empty(out.sizes(), out.options());
   const int64_t n = s.numel();

@@ -144,7 +144,7 @@ at::Tensor as_fp32(const at::Tensor& t, const OpArgs& a) {
   if (t.scalar_type() == at::kFloat) return t;
   if (t.dim() >= 2 && t.stride(-2) == 1 && t.stride(-1) != 1) return as_fp32(t.transpose(-1, -2), a).transpose(-1, -2);
   at::Tensor f = ops::new_tensor(a, t.sizes(), at::kFloat);
-  if (!ops::widen_bytes_to_fp32(t, f)) f.copy_(t);
+  ops::copy_widening(t, f);
   return f;
 }
 

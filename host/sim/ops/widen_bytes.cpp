@@ -85,4 +85,8 @@ bool widen_bytes_to_fp32(const at::Tensor& src, const at::Tensor& dst) {
   return true;
 }
 
+void copy_widening(const at::Tensor& src, const at::Tensor& dst) {
+  if (!widen_bytes_to_fp32(src, dst)) dst.copy_(src);
+}
+
 }  // namespace pypto_golden::sim::ops

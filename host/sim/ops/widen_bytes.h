@@ -12,4 +12,7 @@ namespace pypto_golden::sim::ops {
 // any other dtype or layout: the caller converts with ATen.
 bool widen_bytes_to_fp32(const at::Tensor& src, const at::Tensor& dst);
 
+// dst.copy_(src) (same shape, any dtypes), through widen_bytes_to_fp32 where it applies.
+void copy_widening(const at::Tensor& src, const at::Tensor& dst);
+
 }  // namespace pypto_golden::sim::ops
