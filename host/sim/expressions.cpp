@@ -186,12 +186,34 @@ CallExpr::CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::
   // variable handed to an op is the whole of its tensor.
   for (size_t k = 0; k < args_.size() && k < 32; ++k)
     if (dynamic_cast<const VarExpr*>(args_[k].get()) && !(op_->windowed_args >> k & 1u)) whole_args_ |= 1u << k;
+  // On the hardware a load copies into the core's buffer; a copy made here would be read
+  // once and dropped. The op must neither keep a view of it (result_views) nor write in
+  // place, and no other argument may write what the view sees before the op reads it.
+  if (op_->result_views == OpDef::kAnyArg || op_->writes_arg >= 0 || args_.size() > 32) return;
+  bool others_write = false;
+  for (const auto& a : args_) others_write = others_write || !a->writes_nothing();
+  for (const auto& kv : kwargs_) others_write = others_write || !kv.second->writes_nothing();
+  if (others_write) return;
+  for (size_t k = 0; k < args_.size(); ++k)
+    if (auto* load = dynamic_cast<CallExpr*>(args_[k].get());
+        load != nullptr && load->op_->name == "load" && !(op_->result_views >> k & 1u))
+      load->transient_ = true;
+}
+
+bool CallExpr::writes_nothing() const {
+  if (op_->name != "load") return false;
+  for (const auto& a : args_)
+    if (!a->writes_nothing()) return false;
+  for (const auto& kv : kwargs_)
+    if (!kv.second->writes_nothing()) return false;
+  return true;
 }
 
 OpArgs CallExpr::evaluate_args(Frame& frame) const {
   OpArgs args;
   args.op = op_->name.c_str();
   args.device = frame.device;
+  args.transient = transient_;
   args.positional.reserve(args_.size());
   for (const auto& a : args_) args.positional.push_back(a->eval(frame));
   for (const auto& kv : kwargs_) args.keywords.emplace_back(kv.first, kv.second->eval(frame));
@@ -213,6 +235,12 @@ void CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
     return;
   }
   assign_into(run_op(*op_, args), dst);
+}
+
+bool SequenceExpr::writes_nothing() const {
+  for (const auto& e : items_)
+    if (!e->writes_nothing()) return false;
+  return true;
 }
 
 Value SequenceExpr::eval(Frame& frame) const {

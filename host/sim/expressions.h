@@ -15,6 +15,7 @@ class ConstExpr : public Expr {
  public:
   explicit ConstExpr(Value v) : value_(std::move(v)) {}
   Value eval(Frame&) const override { return value_; }
+  bool writes_nothing() const override { return true; }
 
  private:
   Value value_;
@@ -25,6 +26,7 @@ class VarExpr : public Expr {
   explicit VarExpr(int slot) : slot_(slot) {}
   int slot() const { return slot_; }
   Value eval(Frame& frame) const override;
+  bool writes_nothing() const override { return true; }
   void eval_into(Frame& frame, const at::Tensor& dst) const override;
 
  private:
@@ -40,6 +42,7 @@ class BinOpExpr : public Expr {
       : op_(op), symbol_(std::move(symbol)), lhs_(std::move(lhs)), rhs_(std::move(rhs)),
         tensor_op_(tensor_op) {}
   Value eval(Frame& frame) const override;
+  bool writes_nothing() const override { return lhs_->writes_nothing() && rhs_->writes_nothing(); }
 
  private:
   BinOp op_;
@@ -53,6 +56,7 @@ class UnaryExpr : public Expr {
   UnaryExpr(bool is_not, ExprPtr operand)
       : is_not_(is_not), operand_(std::move(operand)), neg_op_(op_table().find("neg")) {}
   Value eval(Frame& frame) const override;
+  bool writes_nothing() const override { return operand_->writes_nothing(); }
 
  private:
   bool is_not_;
@@ -77,6 +81,8 @@ class CallExpr : public Expr {
   CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::pair<std::string, ExprPtr>> kwargs);
   Value eval(Frame& frame) const override;
   void eval_into(Frame& frame, const at::Tensor& dst) const override;
+  bool writes_nothing() const override;
+  bool transient() const { return transient_; }
 
  private:
   OpArgs evaluate_args(Frame& frame) const;
@@ -86,6 +92,10 @@ class CallExpr : public Expr {
   // The arguments (bit k: argument k) given as a plain variable that the op takes whole:
   // for the task graph, a read of the whole tensor (and a write too at the one it writes).
   uint32_t whole_args_ = 0;
+  // A pl.load handed straight to an op whose result is new memory, in a call where nothing
+  // else writes: its tile lives only inside that op, so it may view the memory it loads
+  // rather than copy it (OpArgs::transient).
+  bool transient_ = false;
 };
 
 class SequenceExpr : public Expr {
@@ -93,6 +103,7 @@ class SequenceExpr : public Expr {
   SequenceExpr(bool is_tuple, std::vector<ExprPtr> items)
       : is_tuple_(is_tuple), items_(std::move(items)) {}
   Value eval(Frame& frame) const override;
+  bool writes_nothing() const override;
 
  private:
   bool is_tuple_;

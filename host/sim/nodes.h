@@ -32,6 +32,9 @@ class Expr {
   // Evaluates straight into `dst` (a view of the same shape and dtype) when the node can
   // do so without a temporary; the default evaluates and copies.
   virtual void eval_into(Frame& frame, const at::Tensor& dst) const;
+  // Evaluating it writes no memory (a constant, a variable, scalar arithmetic on them, a
+  // load): what a load evaluated before it still reads the same bytes after it.
+  virtual bool writes_nothing() const { return false; }
 };
 using ExprPtr = std::unique_ptr<Expr>;
 

@@ -2,6 +2,7 @@
 #include "test_ops_util.h"
 
 #include "sim/expressions.h"
+#include "sim/strided_view.h"
 #include "sim/window.h"
 
 #include <thread>
@@ -145,6 +146,81 @@ TEST_CASE("transpose and concat") {
   CHECK(same(call("concat", {T(x), T(y)}).tensor, at::cat({x, y}, 1)));
   CHECK_THROWS_WITH_AS(call("concat", {T(x), T(at::ones({3, 2}))}),
                        "pl.concat: shapes (2, 3) and (3, 2) differ outside the last axis", KernelError);
+}
+
+TEST_CASE("a transient load views its window when it is fully valid; otherwise it copies") {
+  at::Tensor x = at::arange(48, at::kFloat).reshape({6, 8}) + 1;
+  const auto load = [&](std::vector<Value> pos) {
+    OpArgs a = make_args(std::move(pos), {}, "load");
+    a.transient = true;
+    return op("load").fn(a);
+  };
+  const Value v = load({T(x), L({2, 4}), L({3, 4})});
+  CHECK(v.fully_valid());
+  CHECK(same(v.tensor, x.narrow(0, 2, 3).narrow(1, 4, 4)));
+  CHECK(v.tensor.data_ptr<float>() == x.data_ptr<float>() + 2 * 8 + 4);
+  const Value part = load({T(x), L({4, 0}), L({4, 8}), L({2, 8})});  // the padding must read as zero
+  CHECK_FALSE(pypto_golden::sim::shares_memory(part.tensor, x));
+  CHECK(same(part.tensor.narrow(0, 2, 2), at::zeros({2, 8})));
+}
+
+namespace {
+
+using pypto_golden::sim::CallExpr;
+using pypto_golden::sim::ConstExpr;
+using pypto_golden::sim::ExprPtr;
+using pypto_golden::sim::SequenceExpr;
+using pypto_golden::sim::VarExpr;
+
+ExprPtr var(int slot) { return std::make_unique<VarExpr>(slot); }
+ExprPtr ints(std::vector<int64_t> items) {
+  std::vector<ExprPtr> v;
+  for (int64_t i : items) v.push_back(std::make_unique<ConstExpr>(I(i)));
+  return std::make_unique<SequenceExpr>(false, std::move(v));
+}
+std::unique_ptr<CallExpr> call_expr(const char* name, std::vector<ExprPtr> args) {
+  return std::make_unique<CallExpr>(&op(name), std::move(args), std::vector<std::pair<std::string, ExprPtr>>{});
+}
+std::unique_ptr<CallExpr> load_of(int slot) { return call_expr("load", [&] {
+    std::vector<ExprPtr> a;
+    a.push_back(var(slot));
+    a.push_back(ints({0, 0}));
+    a.push_back(ints({4, 8}));
+    return a;
+  }()); }
+
+// Whether `load` is transient once passed as argument `at` of `name` among `others`.
+bool transient_in(const char* name, size_t at, std::vector<ExprPtr> others) {
+  std::unique_ptr<CallExpr> load = load_of(1);
+  const CallExpr* seen = load.get();
+  others.insert(others.begin() + static_cast<std::ptrdiff_t>(at), std::move(load));
+  const std::unique_ptr<CallExpr> parent = call_expr(name, std::move(others));
+  return seen->transient();
+}
+
+template <typename... E>
+std::vector<ExprPtr> exprs(E... e) {
+  std::vector<ExprPtr> v;
+  (v.push_back(std::move(e)), ...);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a load is transient only inside an op that makes new memory and where nothing else writes") {
+  CHECK(transient_in("add", 1, exprs(var(0))));             // acc = pl.add(acc, pl.load(...))
+  CHECK(transient_in("add", 0, exprs(load_of(2))));         // two loads
+  CHECK(transient_in("row_sum", 0, {}));
+  CHECK(transient_in("matmul", 0, exprs(var(0))));
+  CHECK_FALSE(transient_in("reshape", 0, exprs(ints({32}))));      // its result views the load
+  CHECK_FALSE(transient_in("matmul_acc", 0, exprs(var(0), var(2))));  // the accumulator is the result
+  CHECK_FALSE(transient_in("matmul_acc", 1, exprs(var(0), var(2))));  // it writes in place
+  CHECK_FALSE(transient_in("store", 0, exprs(ints({0, 0}), var(0))));  // it writes
+  // Another argument that may write what the view sees before the op reads it.
+  CHECK_FALSE(transient_in("add", 0, exprs(call_expr("store", exprs(var(3), ints({0, 0}), var(1))))));
+  CHECK_FALSE(transient_in("add", 0, exprs(call_expr("add", exprs(var(3), var(4))))));  // only loads are known not to
+  // A load alone, as a statement's value, is kept: it copies.
+  CHECK_FALSE(load_of(0)->transient());
 }
 
 TEST_CASE("load copies a window; the padding outside its valid region is zero") {

@@ -24,6 +24,9 @@ struct OpArgs {
   // The device the kernel runs on: tensors an op creates are allocated in its memory
   // (null in unit tests that call ops directly: then ordinary host memory).
   Device* device = nullptr;
+  // The result is read once by the op this call is an argument of and then dropped (see
+  // CallExpr): pl.load may return a view of its source instead of a copy.
+  bool transient = false;
 
   // The keyword's value as passed (None included), or nullptr when it was not passed.
   const Value* keyword(const char* name) const;
