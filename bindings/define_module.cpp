@@ -3,6 +3,7 @@
 #include "artifact/compiled_meta.h"
 #include "ranks/rank_processes.h"
 #include "ranks/remote_launches.h"
+#include "ranks/shared_host_memory.h"
 #include "sim/comm/remote_ranks.h"
 #include "report/html_report.h"
 #include "report/junit_report.h"
@@ -210,6 +211,14 @@ py::list op_table() {
 void define_module(py::module_& m) {
   m.doc() = "pypto-golden native core";
   py::module_::import("torch");  // the tensor casters need torch's Python types
+
+  // With ranks in worker processes, the script's large tensors (made after this import) go
+  // where workers on this machine can map them. A bad setting is named at the first L3
+  // dispatch, where the run can fail with it.
+  try {
+    if (sim::ranks_in_processes() && ranks::share_host_memory_wanted()) ranks::share_large_host_tensors();
+  } catch (const std::invalid_argument&) {
+  }
 
   // Start device 0's workers now, before golden sets torch's thread count: a thread that
   // first touches ATen after torch.set_num_threads(N) rebuilds torch's global thread pools

@@ -22,10 +22,14 @@ uint64_t floor_bytes(uint64_t total) {
   return std::min<uint64_t>(512ull << 20, std::max<uint64_t>(64ull << 20, one_percent));
 }
 
-uint64_t resident_bytes(const std::string& process) {
+// A process's resident bytes; only those not shared with files (its private ones) when
+// `own_only`: a rank worker's mapping of the host's memory (ranks/shared_host_memory.h)
+// and its libraries are counted with the host already.
+uint64_t resident_bytes(const std::string& process, bool own_only) {
   std::ifstream statm("/proc/" + process + "/statm");
-  uint64_t size = 0, resident = 0;
-  statm >> size >> resident;  // 0 for a child that has just ended
+  uint64_t size = 0, resident = 0, shared = 0;
+  statm >> size >> resident >> shared;  // 0 for a child that has just ended
+  if (own_only) resident -= std::min(shared, resident);
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
 }
 
@@ -56,14 +60,14 @@ std::string holds_text(const MemoryState& state) {
 
 MemoryState run_resident() {
   MemoryState state;
-  state.resident = resident_bytes("self");
+  state.resident = resident_bytes("self", false);
   // Every thread's children: a rank worker is forked by the thread of the run that needs it.
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
     std::ifstream children(task.path() / "children");
     std::string pid;
     while (children >> pid) {
-      const uint64_t bytes = resident_bytes(pid);
+      const uint64_t bytes = resident_bytes(pid, true);
       ++state.children;
       state.children_resident += bytes;
       state.resident += bytes;

@@ -76,6 +76,7 @@ std::unique_ptr<RankProcesses> RankProcesses::start(int world_size, const StoreA
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(e.what());
     }
+    for (const WorkerCommand& c : commands) p->local_.push_back(c.machine.empty());
     p->workers_ = std::make_unique<LocalWorkers>(commands);
   }
   {

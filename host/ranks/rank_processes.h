@@ -43,6 +43,9 @@ class RankProcesses {
   RankProcesses& operator=(const RankProcesses&) = delete;
 
   int world_size() const { return world_size_; }
+  // Whether this host started `rank`'s worker on this machine (not through a launcher; a
+  // worker that came to the store by itself may be anywhere).
+  bool on_this_machine(int rank) const { return rank >= 0 && rank < static_cast<int>(local_.size()) && local_[rank]; }
   GlooGroup& group() { return *group_; }
 
   // The link check: `nbytes` to every worker and back, one worker after another; the
@@ -71,6 +74,7 @@ class RankProcesses {
   // started by hand), waits for every rank and forms the group.
   static std::unique_ptr<RankProcesses> start(int world_size, const StoreAddress& listen, const RankHosts* hosts);
   int world_size_ = 0;
+  std::vector<bool> local_;  // by rank: on_this_machine
   bool abandoned_ = false;
   bool stopped_ = false;
   std::unique_ptr<RankStore> store_;

@@ -232,6 +232,7 @@ class Runtime : public sim::PeerLinks {
   struct PendingData {
     std::vector<int64_t> sizes;
     std::vector<RegionKeeping> keeping;
+    std::vector<std::optional<SharedBytes>> shared;  // mapped from the host's memory, not sent
     std::promise<std::vector<at::Tensor>> arrived;
   };
   struct PendingGet {
@@ -276,6 +277,7 @@ class Runtime : public sim::PeerLinks {
       PendingData& p = data_[id];
       p.sizes = region_bytes(frame_text);
       p.keeping = keeping;
+      p.shared = region_sharing(frame_text);
       data = p.arrived.get_future();
     }
     auto job = std::make_shared<std::packaged_task<void()>>(
@@ -288,19 +290,23 @@ class Runtime : public sim::PeerLinks {
   void run_launch(int index, int k, int64_t id, bool bound, const nlohmann::json& frame_text,
                   const std::vector<RegionKeeping>& keeping, std::future<std::vector<at::Tensor>>& data) {
     std::vector<at::Tensor> regions;
-    // What the rank keeps stays (a failed launch's too: the host may ask for it back).
+    const std::vector<std::optional<SharedBytes>> shared = region_sharing(frame_text);
+    // What the rank keeps stays (a failed launch's too: the host may ask for it back); a
+    // mapping of the host's memory goes.
     struct KeepOrGive {
       Runtime& rt;
       std::vector<at::Tensor>& regions;
       const std::vector<RegionKeeping>& keeping;
+      const std::vector<std::optional<SharedBytes>>& shared;
       ~KeepOrGive() {
         std::lock_guard<std::mutex> lock(rt.mu_);
         for (size_t r = 0; r < regions.size(); ++r) {
+          if (shared.at(r)) continue;
           if (keeping.at(r).how == Keeping::No) rt.buffers_.give({regions[r]});
           else rt.kept_[keeping[r].key] = regions[r];
         }
       }
-    } keep_or_give{*this, regions, keeping};
+    } keep_or_give{*this, regions, keeping, shared};
     try {
       group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
       regions = data.get();
@@ -374,6 +380,10 @@ class Runtime : public sim::PeerLinks {
     }
     std::vector<at::Tensor> regions;
     for (size_t r = 0; r < pending.sizes.size(); ++r) {
+      if (pending.shared.at(r)) {  // mapped below, once every payload of the message is in
+        regions.emplace_back();
+        continue;
+      }
       if (pending.keeping.at(r).how == Keeping::Use) {
         std::lock_guard<std::mutex> lock(mu_);
         auto it = kept_.find(pending.keeping[r].key);
@@ -385,6 +395,13 @@ class Runtime : public sim::PeerLinks {
       }
       regions.push_back(buffers_.take(pending.sizes[r]));
       group_.receive_payload(source, regions.back());
+    }
+    try {
+      for (size_t r = 0; r < regions.size(); ++r)
+        if (pending.shared[r]) regions[r] = map_shared_bytes(*pending.shared[r]);
+    } catch (const std::runtime_error&) {  // the launch fails with it, not the worker
+      pending.arrived.set_exception(std::current_exception());
+      return;
     }
     pending.arrived.set_value(std::move(regions));
   }

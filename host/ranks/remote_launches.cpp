@@ -38,6 +38,11 @@ class RemoteLaunches : public sim::RemoteRanks {
     } catch (const std::invalid_argument& e) {
       throw std::runtime_error(std::string("PYPTO_SIM_RANK_HOSTS: ") + e.what());
     }
+    try {
+      share_ = share_host_memory_wanted();
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
     if (hosts)
       ranks_ = RankProcesses::start_on_hosts(world, *hosts, store_address_for(*hosts));
     else if (const std::optional<StoreAddress> listen = store_address_from_env())
@@ -94,10 +99,13 @@ class RemoteLaunches : public sim::RemoteRanks {
     {
       std::lock_guard<std::mutex> lock(mu_);
       id = next_id_++;
-      Pending pending{rank, std::move(shipped.regions), std::move(shipped.granules), {}, {}, false, false, std::nullopt};
+      Pending pending{rank, std::move(shipped.regions), std::move(shipped.granules), {}, {}, {}, false, false,
+                      std::nullopt};
       pending.keeping = keep_regions(rank, read_only_regions(launch, frame, shipped.storages), shipped.storages,
                                      shipped.starts, pending.regions, pending.awaiting, before);
       set_region_keeping(shipped, pending.keeping);
+      pending.shared = share_regions(rank, pending.regions, pending.keeping);
+      set_region_sharing(shipped, pending.shared);
       text = shipped.text.dump();
       launches_[id] = std::move(pending);
     }
@@ -170,6 +178,7 @@ class RemoteLaunches : public sim::RemoteRanks {
     std::vector<at::Tensor> regions;  // views of the host's memory
     std::vector<int64_t> granules;
     std::vector<RegionKeeping> keeping;
+    std::vector<std::optional<SharedBytes>> shared;  // the regions its worker maps
     std::set<int64_t> awaiting;  // kept regions to come back before its data can go
     bool pulled = false;   // its worker asked for its data while it awaited some
     bool holding = false;  // the ranks' clocks are held for it (from its data until it starts)
@@ -242,6 +251,19 @@ class RemoteLaunches : public sim::RemoteRanks {
     return out;
   }
 
+  // Per region: where a worker on this machine maps it from, for a region the launch only
+  // reads, that the worker does not keep, in memory the host shares (shared_host_memory.h);
+  // the worker keeps no copy of those. Called with mu_ held.
+  std::vector<std::optional<SharedBytes>> share_regions(int rank, const std::vector<at::Tensor>& regions,
+                                                        const std::vector<RegionKeeping>& keeping) const {
+    std::vector<std::optional<SharedBytes>> out(regions.size());
+    if (!share_ || !ranks_->on_this_machine(rank)) return out;
+    for (size_t r = 0; r < regions.size(); ++r)
+      if (keeping[r].how == Keeping::No && keeping[r].read_only)
+        out[r] = shared_bytes_of(regions[r].const_data_ptr(), regions[r].numel());
+    return out;
+  }
+
   // Per region (of `storages`): whether the launch writes none of it. Known of the host
   // program's parameters only (the loader's analysis): a region of another tensor counts
   // as written.
@@ -267,7 +289,7 @@ class RemoteLaunches : public sim::RemoteRanks {
       const Pending& launch = launches_.at(id);
       rank = launch.rank;
       for (size_t r = 0; r < launch.regions.size(); ++r)
-        if (launch.keeping[r].how != Keeping::Use) data.push_back(launch.regions[r]);
+        if (launch.keeping[r].how != Keeping::Use && !launch.shared[r]) data.push_back(launch.regions[r]);
     }
     // The ranks' waits stand still until the launch has started: whatever they wait
     // for from this rank cannot come before (its data may take seconds to arrive).
@@ -480,6 +502,7 @@ class RemoteLaunches : public sim::RemoteRanks {
 
   sim::CommDomain& domain_;
   std::unique_ptr<RankProcesses> ranks_;
+  bool share_ = true;  // PYPTO_SIM_SHARE_HOST_MEMORY
   std::thread service_;
   std::mutex mu_;
   std::condition_variable done_;

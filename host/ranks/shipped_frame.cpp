@@ -201,6 +201,23 @@ std::vector<RegionKeeping> region_keeping(const json& text) {
   return out;
 }
 
+void set_region_sharing(ShippedFrame& frame, const std::vector<std::optional<SharedBytes>>& shared) {
+  json places = json::array();
+  for (const std::optional<SharedBytes>& s : shared)
+    places.push_back(s ? json{s->pid, s->fd, s->offset, s->bytes} : json(nullptr));
+  frame.text["shared"] = places;
+}
+
+std::vector<std::optional<SharedBytes>> region_sharing(const json& text) {
+  std::vector<std::optional<SharedBytes>> out(text.at("regions").size());
+  if (const auto places = text.find("shared"); places != text.end())
+    for (size_t r = 0; r < out.size() && r < places->size(); ++r)
+      if (const json& p = (*places)[r]; !p.is_null())
+        out[r] = SharedBytes{p.at(0).get<int64_t>(), p.at(1).get<int64_t>(), p.at(2).get<int64_t>(),
+                             p.at(3).get<int64_t>()};
+  return out;
+}
+
 void unpack_frame(const json& text, const std::vector<at::Tensor>& regions, sim::CommDomain& domain, int rank,
                   sim::Frame& frame) {
   Unpacker u{domain, regions, rank};

@@ -5,11 +5,13 @@
 // that storage, so views that overlap on the host overlap the same way on the worker.
 #pragma once
 
+#include "ranks/shared_host_memory.h"
 #include "sim/nodes.h"
 
 #include <ATen/core/Tensor.h>
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace pypto_golden::sim {
@@ -43,6 +45,11 @@ struct RegionKeeping {
 // Sets how each region of `frame` travels (all No, written, unless set).
 void set_region_keeping(ShippedFrame& frame, const std::vector<RegionKeeping>& keeping);
 std::vector<RegionKeeping> region_keeping(const nlohmann::json& text);
+
+// The regions a worker on this machine maps from the host's memory (shared_host_memory.h)
+// instead of receiving their bytes: set where the host decided so, nullopt elsewhere.
+void set_region_sharing(ShippedFrame& frame, const std::vector<std::optional<SharedBytes>>& shared);
+std::vector<std::optional<SharedBytes>> region_sharing(const nlohmann::json& text);
 
 // The byte count of each region `text` ships, in order.
 std::vector<int64_t> region_bytes(const nlohmann::json& text);

@@ -2,10 +2,12 @@
 // bindings run on the host so a rank is sent its row, not the whole host tensor; a binding
 // that fails or makes a tensor of its own leaves the binding to the rank; changes come back
 // per element (granule), as runs of bytes or, past kMaxRuns, with a mask that keeps the
-// bytes the launch did not change; the tasks a rank recorded come back on the host's clock.
+// bytes the launch did not change; the tasks a rank recorded come back on the host's clock;
+// large host tensors are memory a worker on this machine maps instead of receiving.
 #include "ranks/changed_bytes.h"
 #include "ranks/gloo_group.h"
 #include "ranks/recorded_tasks.h"
+#include "ranks/shared_host_memory.h"
 #include "ranks/shipped_frame.h"
 #include "sim/comm/comm_domain.h"
 #include "sim/device.h"
@@ -16,9 +18,13 @@
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
+
+#include <unistd.h>
 
 using namespace std::chrono_literals;
 using namespace pypto_golden;
@@ -200,4 +206,54 @@ TEST_CASE("a rank's recorded tasks come back named, on the host's clock, on lane
   CHECK(std::llabs((got.end_ns - got.start_ns) - (sent.end_ns - sent.start_ns)) < 1000);
   CHECK_THROWS_WITH_AS(ranks::add_recorded_tasks(host, R"({"origin": 0, "names": [], "tasks": [[0]]})", 3),
                        doctest::Contains("rank 3 sent back task records that are not: "), ranks::GroupError);
+}
+
+TEST_CASE("with ranks in processes, large host tensors are memory a local worker maps copy-on-write") {
+  ranks::share_large_host_tensors();
+  at::Tensor small = at::empty({ranks::kSharedFrom - 1}, at::kByte);
+  CHECK_FALSE(ranks::shared_bytes_of(small.data_ptr(), 16).has_value());
+
+  at::Tensor host = at::arange(ranks::kSharedFrom / 4, at::kInt);
+  const uint8_t* base = static_cast<const uint8_t*>(host.const_data_ptr());
+  const std::optional<ranks::SharedBytes> place = ranks::shared_bytes_of(base + 4099, 4096);
+  REQUIRE(place.has_value());
+  CHECK(place->pid == getpid());
+  CHECK(place->offset == 4099);  // not on a page: the mapping starts at the page before
+  CHECK(place->bytes == 4096);
+  CHECK_FALSE(ranks::shared_bytes_of(base + host.nbytes() - 8, 16).has_value());  // past its end
+
+  at::Tensor mapped = ranks::map_shared_bytes(*place);
+  REQUIRE(mapped.numel() == 4096);
+  CHECK(std::memcmp(mapped.const_data_ptr(), base + 4099, 4096) == 0);
+  // The worker's writes are its own; the host's bytes stay.
+  mapped.fill_(7);
+  CHECK(host[1025].item<int>() == 1025);
+  CHECK(host.slice(0, 1024, 2048).equal(at::arange(1024, 2048, at::kInt)));
+
+  // Freed, the allocation is no longer offered; a mapping of a file that is gone is named.
+  const ranks::SharedBytes gone = *place;
+  host.reset();
+  CHECK_FALSE(ranks::shared_bytes_of(base + 4099, 4096).has_value());
+  CHECK(mapped[0].item<int>() == 7);  // a mapping outlives the host's allocation
+  CHECK_THROWS_WITH(ranks::map_shared_bytes(ranks::SharedBytes{gone.pid, 999999, 0, 16}),
+                    ("cannot open the host's memory /proc/" + std::to_string(gone.pid) +
+                     "/fd/999999: No such file or directory (PYPTO_SIM_SHARE_HOST_MEMORY=off sends its bytes "
+                     "instead)").c_str());
+}
+
+TEST_CASE("a launch's frame names the regions a worker maps, and no others") {
+  ranks::ShippedFrame frame;
+  frame.text = {{"regions", {16, 32, 64}}};
+  ranks::set_region_sharing(frame, {std::nullopt, ranks::SharedBytes{42, 7, 4096, 32}, std::nullopt});
+  const std::vector<std::optional<ranks::SharedBytes>> back = ranks::region_sharing(frame.text);
+  REQUIRE(back.size() == 3);
+  CHECK_FALSE(back[0].has_value());
+  REQUIRE(back[1].has_value());
+  CHECK((back[1]->pid == 42 && back[1]->fd == 7 && back[1]->offset == 4096 && back[1]->bytes == 32));
+  CHECK_FALSE(back[2].has_value());
+  // A frame of a host that shares nothing says nothing about it.
+  frame.text.erase("shared");
+  const std::vector<std::optional<ranks::SharedBytes>> none = ranks::region_sharing(frame.text);
+  CHECK(std::count_if(none.begin(), none.end(), [](const auto& s) { return s.has_value(); }) == 0);
+  CHECK(none.size() == 3);
 }

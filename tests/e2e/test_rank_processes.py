@@ -575,13 +575,14 @@ def test_ranks_writing_parts_of_one_host_tensor_keep_each_others_parts(host, tmp
 
 
 def test_the_memory_guard_counts_the_workers_and_guards_a_worker_on_its_own(host, tmp_path):
-    # The host (~250 MiB here) is under the size, with its two workers (~200 MiB each) it
-    # is over: the run stops with one message that says how much the workers hold.
+    # The host (~250 MiB here) is under the size, with its two workers (~150 MiB each of
+    # their own; the pages of the libraries they share are counted with the host) it is
+    # over: the run stops with one message that says how much the workers hold.
     (tmp_path / "stuck.py").write_text(STUCK)
-    proc = host("--ranks=process", "stuck.py", env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="450M"))
+    proc = host("--ranks=process", "stuck.py", env=clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="400M"))
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert re.fullmatch(r"pypto-golden: out of memory: the run holds \d+\.\d MiB \(\d+\.\d MiB of it in its 2 "
-                        r"child processes\), more than PYPTO_GOLDEN_MEMORY_GUARD=450\.0 MiB; stopped \(exit status "
+                        r"child processes\), more than PYPTO_GOLDEN_MEMORY_GUARD=400\.0 MiB; stopped \(exit status "
                         r"3\)", proc.stderr.splitlines()[-1]), proc.stderr
     # A worker on another machine guards its own memory there.
     worker = [str(HOST_BIN), "--worker", "--store", "127.0.0.1:9", "--rank", "0", "--world-size", "1"]
@@ -647,10 +648,37 @@ exit_on_failure(run(fn=host, specs=[TensorSpec("xs", [2, ROWS, COLS], torch.floa
 def test_a_wait_does_not_time_out_while_a_peers_launch_data_is_on_its_way(host, tmp_path):
     # Rank 0 gets its 128 MiB first and waits for rank 1, whose own 128 MiB take longer to
     # arrive than the wait's 20 ms: the wait's clock stands still until they are out.
+    # Sent, not mapped from the host's memory (which takes no time).
     (tmp_path / "slow_data.py").write_text(SLOW_DATA)
-    proc = host("--ranks=process", "slow_data.py", env=clean_env(tmp_path, PYPTO_SIM_WAIT_TIMEOUT="0.02"))
+    proc = host("--ranks=process", "slow_data.py",
+                env=clean_env(tmp_path, PYPTO_SIM_WAIT_TIMEOUT="0.02", PYPTO_SIM_SHARE_HOST_MEMORY="off"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[RUN]   'ys' PASS  shape=(2, 1, 1024) dtype=torch.float32" in proc.stdout
+
+
+def test_workers_on_this_machine_map_the_hosts_large_inputs_instead_of_copying_them(host, tmp_path):
+    # Each rank reads one row of its 512 MiB of xs. The host holds xs (1 GiB) and ~250 MiB
+    # of its own, each worker ~200 MiB of its own: ~1.6 GiB in all when the workers map
+    # their part of the host's memory, ~2.4 GiB when each receives a copy of it. 2 GiB
+    # between: the mapped run passes under it, the copying one is stopped by the guard.
+    (tmp_path / "big.py").write_text(SLOW_DATA.replace("ROWS, COLS = 32 * 1024, 1024  # 128 MiB",
+                                                       "ROWS, COLS = 128 * 1024, 1024  # 512 MiB"))
+    env = clean_env(tmp_path, PYPTO_GOLDEN_MEMORY_GUARD="2G")
+    proc = host("--ranks=process", "big.py", env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[RUN]   'ys' PASS  shape=(2, 1, 1024) dtype=torch.float32" in proc.stdout
+    proc = host("--ranks=process", "big.py", env={**env, "PYPTO_SIM_SHARE_HOST_MEMORY": "off"})
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    # (A worker may not be counted yet, or any more, when the guard looks.)
+    assert re.fullmatch(r"pypto-golden: out of memory: the run holds 2\.\d GiB \(\d+\.\d [MG]iB of it in its "
+                        r"(1 child process|2 child processes)\), more than PYPTO_GOLDEN_MEMORY_GUARD=2\.0 GiB; "
+                        r"stopped \(exit status 3\)",
+                        proc.stderr.splitlines()[-1]), proc.stderr
+    proc = host("--ranks=process", f"{SAMPLES}/ring_allreduce.py", "-p", "a2a3sim",
+                env={**env, "PYPTO_SIM_SHARE_HOST_MEMORY": "maybe"})
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines()[-1] == ("RuntimeError: PYPTO_SIM_SHARE_HOST_MEMORY must be 'on' or 'off', "
+                                            "got 'maybe'")
 
 
 # --rank-hosts FILE: the host starts its workers on the machines the file names, through the
