@@ -586,9 +586,8 @@ def test_argument_errors(tmp_path, builds):
          "parameter 'x' is a tensor but a float was passed"),
         (lambda: fn.compile(x, "1", y), KernelArgumentError, 10,
          "scalar parameter 'a' must be an int, float, bool or pl.RUNTIME, got str"),
-        (lambda: fn.compile(torch.zeros(1024, 256), 1.0, y), KernelArgumentMismatchError, 9,
-         "parameter 'x': annotated shape [1024, 512] but the tensor passed has shape "
-         "[1024, 256]"),
+        (lambda: fn.compile(torch.zeros(1024), 1.0, y), KernelArgumentMismatchError, 9,
+         "parameter 'x': annotated shape [1024, 512] but the tensor passed has shape [1024]"),
         (lambda: fn.compile(x, 1.0, torch.zeros(1024, 512, dtype=torch.float16)),
          KernelArgumentMismatchError, 11,
          "parameter 'y': annotated dtype fp32 but the tensor passed has dtype fp16"),
@@ -612,6 +611,19 @@ def test_argument_errors(tmp_path, builds):
     assert issubclass(KernelArgumentError, TypeError)
     assert issubclass(KernelArgumentMismatchError, ValueError)
     assert issubclass(KernelArgumentError, KernelCompileError)
+
+
+def test_a_tensor_of_other_extents_than_its_annotation_wins_with_a_warning(tmp_path, builds):
+    # As PyPTO's JIT specialises on the sample tensor: the program is compiled for its
+    # extents, and the annotation that says otherwise is named.
+    mod, path = load(tmp_path, HELLO)
+    with pytest.warns(UserWarning) as caught:
+        prog = mod.hello_world.compile(torch.zeros(1024, 256), 1.0, torch.zeros(1024, 512))
+    assert [(str(w.message), w.filename, w.lineno) for w in caught] == [(
+        "parameter 'x': annotated shape [1024, 512] but the tensor passed has shape [1024, 256]; "
+        "compiled for the tensor's shape, as PyPTO's JIT does", str(path), 9)]
+    assert prog.program["functions"][0]["params"][0]["shape"] == [1024, 256]
+    # Another rank stays an error (above), as does a @pl.program's (test_frontend_constructs).
 
 
 def test_bare_tensor_in_signature_mode(tmp_path, builds):

@@ -103,9 +103,9 @@ def test_an_error_known_only_by_line_is_the_first_line_alone(tmp_path, builds):
     # Argument errors name the parameter's line only.
     mod, path = load(tmp_path, HEAD + "    return y\n")
     with pytest.raises(KernelCompileError) as info:
-        mod.k.compile(torch.zeros(4), torch.zeros(8))
-    assert str(info.value) == ("%s:5: parameter 'x': annotated shape [8] but the tensor passed "
-                               "has shape [4]" % path)
+        mod.k.compile(torch.zeros(8, dtype=torch.int32), torch.zeros(8))
+    assert str(info.value) == ("%s:5: parameter 'x': annotated dtype fp32 but the tensor passed "
+                               "has dtype int32" % path)
 
 
 # ---------------------------------------------------------------- the error boundary

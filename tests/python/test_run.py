@@ -275,7 +275,7 @@ def test_specs_that_do_not_fit_the_signature_are_spec_errors_of_the_kernel_error
     from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
 
     with pytest.raises(golden.SpecError) as info:
-        run(fn=scale_add, specs=[TensorSpec("x", [N, 8], torch.float32), *specs()[1:]], golden_fn=golden_fn)
+        run(fn=scale_add, specs=[TensorSpec("x", [N, N], torch.int32), *specs()[1:]], golden_fn=golden_fn)
     assert isinstance(info.value, KernelArgumentMismatchError) and isinstance(info.value, ValueError)
     assert type(info.value).__name__ == "SpecArgumentMismatchError"
     assert info.value.line is not None  # the attributes carry over

@@ -4,6 +4,7 @@ annotations, scalars by keyword), scalar specialisation (a scalar's value is bak
 the program) and pl.RUNTIME (the scalar stays a parameter read at dispatch)."""
 
 import math
+import warnings
 
 from pypto.compiler.errors import KernelArgumentError, KernelArgumentMismatchError
 from pypto.compiler.ir_nodes import fits_int64
@@ -73,9 +74,12 @@ def _scalar_value(kernel, decl, dtype, value):
     return value
 
 
-def _bind_tensor(kernel, decl, value, dynamic):
+def _bind_tensor(kernel, decl, value, dynamic, sample_wins):
     """A tensor parameter. pl.dynamic dims become None (a runtime extent: -1 in the IR and
-    compiled_meta.json); `dynamic` maps each DynVar to the extent seen first."""
+    compiled_meta.json); `dynamic` maps each DynVar to the extent seen first. sample_wins:
+    a @pl.jit entry, compiled for the passed tensor's extents where a static dim of its
+    annotation differs, as PyPTO's JIT does (with a warning); a @pl.program's annotations
+    are its signature, and a tensor that differs is an error."""
     import torch
     if value is MISSING:  # signature mode: everything from the annotation
         if decl.shape is None or decl.dtype is None:
@@ -97,9 +101,12 @@ def _bind_tensor(kernel, decl, value, dynamic):
     shape = tuple(int(d) for d in value.shape)
     if decl.shape is not None and (len(decl.shape) != len(shape) or any(
             not isinstance(a, DynVar) and a != s for a, s in zip(decl.shape, shape))):
-        raise kernel.error(decl.line, "parameter '%s': annotated shape %s but the tensor "
-                           "passed has shape %s" % (decl.name, _dims(decl.shape), _dims(shape)),
-                           KernelArgumentMismatchError)
+        mismatch = "parameter '%s': annotated shape %s but the tensor passed has shape %s" % (
+            decl.name, _dims(decl.shape), _dims(shape))
+        if not sample_wins or len(decl.shape) != len(shape):
+            raise kernel.error(decl.line, mismatch, KernelArgumentMismatchError)
+        warnings.warn_explicit(mismatch + "; compiled for the tensor's shape, as PyPTO's JIT does",
+                               UserWarning, kernel.source_file, decl.line)
     if decl.dtype is not None and decl.dtype is not dtype:
         raise kernel.error(decl.line, "parameter '%s': annotated dtype %s but the tensor "
                            "passed has dtype %s" % (decl.name, decl.dtype, dtype),
@@ -207,7 +214,7 @@ def specialise(kernel, decls, args, kwargs, for_call, all_runtime=False):
                                    "torch.Tensor or a number, got %s"
                                    % (d.name, type(v).__name__), KernelArgumentError)
         if kind == "tensor":
-            bound.append(_bind_tensor(kernel, d, v, dynamic))
+            bound.append(_bind_tensor(kernel, d, v, dynamic, sample_wins=not all_runtime))
         else:
             bound.append(_bind_scalar(kernel, d, v, signature_mode, dflt, all_runtime))
     return Specialisation(bound, values)
