@@ -2,6 +2,7 @@
 
 #include "run/machine_memory.h"
 #include "run/run_errors.h"
+#include "run/tensor_factory.h"
 
 #include <c10/core/ScalarType.h>
 
@@ -25,7 +26,8 @@ SpecBytes spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
     if (!s.is_tensor) continue;
     uint64_t n = c10::elementSize(s.dtype);
     for (int64_t d : s.shape) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
-    (s.direction == Direction::In ? total.inputs : total.outputs) += n;
+    if (s.direction != Direction::In) total.outputs += n;
+    else if (!init_tensor_shared(s)) total.inputs += n;  // else the script's tensor, held already
   }
   return total;
 }

@@ -3,6 +3,7 @@
 #include "run/memory_budget.h"
 #include "run/run_errors.h"
 #include "tensor/float8.h"
+#include "tensor/lazy_copy.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
@@ -31,7 +32,9 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
   if (THPVariable_Check(init.ptr())) {
     at::Tensor given = init.cast<at::Tensor>();
     checked_shape(spec, given, "the init_value tensor");
-    // A copy even when the dtype already matches: the run must never write into the caller's tensor.
+    // Never the caller's tensor itself: the run must never write into it. A copy-on-write
+    // one where it can be, so that a script's own weights are not held twice.
+    if (init_tensor_shared(spec)) return lazy_copy(given);
     return given.to(spec.dtype, /*non_blocking=*/false, /*copy=*/true).contiguous();
   }
   if (PyCallable_Check(init.ptr())) {
@@ -64,6 +67,14 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
 }
 
 }  // namespace
+
+bool init_tensor_shared(const NativeSpec& spec) {
+  const py::handle init = spec.init_value;
+  if (!init || !THPVariable_Check(init.ptr())) return false;
+  const at::Tensor& given = THPVariable_Unpack(init.ptr());
+  return given.scalar_type() == spec.dtype && given.device().is_cpu() && given.is_contiguous() &&
+         given.sizes().equals(spec.shape) && shareable(given);
+}
 
 at::Tensor create_host_tensor(const NativeSpec& spec) {
   // The memory budget counts the spec's own bytes; an init_value callable may allocate

@@ -316,6 +316,21 @@ def test_a_run_that_cannot_fit_in_memory_is_refused_before_it_allocates(monkeypa
                                "or T suffix (e.g. 16G), got 'lots'")
 
 
+def test_an_init_value_tensor_of_the_specs_dtype_is_shared_not_held_again(monkeypatch):
+    # The script holds x already: a run shares it copy-on-write, so its 4 KiB are not
+    # counted (16 KiB for acc and y, held twice), and neither the kernel nor the golden
+    # writes into the caller's tensors, the InOut acc's included.
+    monkeypatch.setenv("PYPTO_GOLDEN_MEMORY_LIMIT", "16K")
+    x, acc = torch.randn(N, N), torch.full((N, N), 1.0)
+    kept_x, kept_acc = x.clone(), acc.clone()
+    assert run(fn=scale_add, specs=specs(x_init=x, acc_init=acc), golden_fn=golden_fn).passed
+    assert torch.equal(x, kept_x) and torch.equal(acc, kept_acc)
+    # A tensor that must be converted (float64) is a copy, and counted.
+    result = run(fn=scale_add, specs=specs(x_init=x.double(), acc_init=acc), golden_fn=golden_fn)
+    assert result.error.startswith("not enough memory for this run: its tensors need at least 20.0 KiB (4.0 KiB "
+                                   "of In tensors, held once,"), result.error
+
+
 def test_an_init_value_the_allocator_refuses_ends_the_run_with_its_size(capsys):
     # 1 PiB: beyond the address space, so refused even where memory is overcommitted.
     result = run(fn=scale_add, specs=specs(x_init=lambda: torch.empty(2**50, dtype=torch.uint8)),
