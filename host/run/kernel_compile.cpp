@@ -95,6 +95,10 @@ void stamp_directions(std::vector<NativeSpec>& specs, const CompiledMeta& meta, 
                         python_shape_repr(p.shape));
     }
     s.direction = s.is_tensor ? p.direction : Direction::In;
+    if (s.is_tensor && !s.declared_shape.empty())
+      log.line("[RUN]   warning: TensorSpec '" + s.name + "': its init_value tensor has shape " +
+               python_shape_repr(s.shape) + " but the spec says " + python_shape_repr(s.declared_shape) +
+               "; the run uses the tensor's shape, as the public harness does");
     if (s.is_tensor && s.is_output && !s.is_output.is_none()) {
       bool says_output = py::bool_(s.is_output);
       bool is_output = s.direction != Direction::In;

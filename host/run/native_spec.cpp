@@ -3,6 +3,7 @@
 #include "run/run_errors.h"
 
 #include <torch/csrc/Dtype.h>
+#include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/DynamicTypes.h>
 #include <torch/csrc/utils/pybind.h>
 
@@ -35,6 +36,13 @@ std::vector<NativeSpec> read_specs(const py::handle& specs) {
       s.is_tensor = true;
       for (const py::handle d : item.attr("shape")) s.shape.push_back(d.cast<int64_t>());
       s.init_value = item.attr("init_value");
+      if (THPVariable_Check(s.init_value.ptr())) {
+        const at::Tensor& given = THPVariable_Unpack(s.init_value.ptr());
+        if (!given.sizes().equals(s.shape)) {
+          s.declared_shape = s.shape;
+          s.shape = given.sizes().vec();
+        }
+      }
       s.is_output = py::getattr(item, "is_output", py::none());
       // golden.TensorSpec has validated resident=; anything else is off.
       py::object resident = py::getattr(item, "resident", py::none());

@@ -24,6 +24,9 @@ struct NativeSpec {
   std::string name;
   bool is_tensor = true;
   std::vector<int64_t> shape;            // tensors
+  // Tensors: the spec's own shape when its init_value tensor has another (the run takes the
+  // tensor's, as the public harness does, and warns); else empty.
+  std::vector<int64_t> declared_shape;
   c10::ScalarType dtype = c10::kFloat;
   pybind11::object init_value;           // tensors: the init_value as given
   at::Tensor value;                      // scalars: the 0-dim value tensor
