@@ -94,11 +94,15 @@ def test_specs_that_do_not_match_the_signature(host, tmp_path, specs, message):
     assert last_line(proc.stderr) == message
 
 
-def test_a_spec_of_another_dtype_than_the_kernel_takes(host, tmp_path):
+def run_with_x_spec(host, tmp_path, x_spec):
+    """The test kernel run with `x_spec` for its parameter x: (script, process)."""
     script = write_kernel_script(
-        tmp_path, main="finish(run(fn=add_kernel, specs=[TensorSpec('x', [ROWS, COLS], torch.float16)] + specs()[1:], "
-                       "golden_fn=golden))\n")
-    proc = host(script)
+        tmp_path, main=f"finish(run(fn=add_kernel, specs=[{x_spec}] + specs()[1:], golden_fn=golden))\n")
+    return script, host(script)
+
+
+def test_a_spec_of_another_dtype_than_the_kernel_takes(host, tmp_path):
+    _, proc = run_with_x_spec(host, tmp_path, "TensorSpec('x', [ROWS, COLS], torch.float16)")
     assert proc.returncode == 1
     assert last_line(proc.stderr).endswith("kernel.py:11: parameter 'x': annotated dtype fp32 but the tensor passed "
                                            "has dtype fp16")
@@ -108,10 +112,7 @@ def test_a_spec_of_another_dtype_than_the_kernel_takes(host, tmp_path):
 def test_a_spec_of_other_extents_than_the_annotation_is_compiled_for_with_a_warning(host, tmp_path):
     # As PyPTO's JIT: the kernel is compiled for the spec's [64, 16]; the annotation is named
     # first, then the script's golden, written for [64, 32], fails on its own.
-    script = write_kernel_script(
-        tmp_path, main="finish(run(fn=add_kernel, specs=[TensorSpec('x', [ROWS, 16], torch.float32)] + specs()[1:], "
-                       "golden_fn=golden))\n")
-    proc = host(script)
+    script, proc = run_with_x_spec(host, tmp_path, "TensorSpec('x', [ROWS, 16], torch.float32)")
     assert proc.returncode == 1
     assert proc.stderr.splitlines()[0] == (
         f"{script}:11: UserWarning: parameter 'x': annotated shape [64, 32] but the tensor passed has shape [64, 16]; "
