@@ -271,26 +271,29 @@ class Runtime : public sim::PeerLinks {
     const bool bound = h.args[4] != 0;
     nlohmann::json frame_text = nlohmann::json::parse(text);
     std::vector<RegionKeeping> keeping = region_keeping(frame_text);
+    std::vector<std::optional<SharedBytes>> shared = region_sharing(frame_text);
     std::future<std::vector<at::Tensor>> data;
     {
       std::lock_guard<std::mutex> lock(mu_);
       PendingData& p = data_[id];
       p.sizes = region_bytes(frame_text);
       p.keeping = keeping;
-      p.shared = region_sharing(frame_text);
+      p.shared = shared;
       data = p.arrived.get_future();
     }
     auto job = std::make_shared<std::packaged_task<void()>>(
         [this, index, k, id, bound, frame_text = std::move(frame_text), keeping = std::move(keeping),
-         data = std::move(data)]() mutable { run_launch(index, k, id, bound, frame_text, keeping, data); });
+         shared = std::move(shared), data = std::move(data)]() mutable {
+          run_launch(index, k, id, bound, frame_text, keeping, shared, data);
+        });
     queue_->submit(0, [job] { (*job)(); });
   }
 
   // On the rank's thread: the launch with the host's bytes as they are now.
   void run_launch(int index, int k, int64_t id, bool bound, const nlohmann::json& frame_text,
-                  const std::vector<RegionKeeping>& keeping, std::future<std::vector<at::Tensor>>& data) {
+                  const std::vector<RegionKeeping>& keeping, const std::vector<std::optional<SharedBytes>>& shared,
+                  std::future<std::vector<at::Tensor>>& data) {
     std::vector<at::Tensor> regions;
-    const std::vector<std::optional<SharedBytes>> shared = region_sharing(frame_text);
     // What the rank keeps stays (a failed launch's too: the host may ask for it back); a
     // mapping of the host's memory goes.
     struct KeepOrGive {

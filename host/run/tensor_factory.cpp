@@ -30,8 +30,8 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
   if (PyLong_Check(init.ptr())) return at::full(spec.shape, init.cast<int64_t>(), opts);
   if (PyFloat_Check(init.ptr())) return at::full(spec.shape, init.cast<double>(), opts);
   if (THPVariable_Check(init.ptr())) {
+    // Its shape is the spec's: read_specs takes the tensor's, as the public harness does.
     at::Tensor given = init.cast<at::Tensor>();
-    checked_shape(spec, given, "the init_value tensor");
     // Never the caller's tensor itself: the run must never write into it. A copy-on-write
     // one where it can be, so that a script's own weights are not held twice.
     if (init_tensor_shared(spec)) return lazy_copy(given);

@@ -6,10 +6,11 @@
 namespace pypto_golden {
 
 // None -> zeros; int/float/bool -> filled; torch.Tensor -> converted copy (never the
-// caller's object; copy-on-write when init_tensor_shared); torch.randn/rand/zeros/ones -> called natively with the spec's shape and
-// dtype (same global generator as Python, so torch.manual_seed gives the same data); any
-// other callable -> its result converted. A result whose shape differs from the spec is a
-// SpecError; anything else is a TypeError.
+// caller's object; copy-on-write when init_tensor_shared); torch.randn/rand/zeros/ones ->
+// called natively with the spec's shape and dtype (same global generator as Python, so
+// torch.manual_seed gives the same data); any other callable -> its result converted. A
+// callable's result whose shape differs from the spec is a SpecError; anything else is a
+// TypeError.
 at::Tensor create_host_tensor(const NativeSpec& spec);
 
 // Whether the spec's init_value is a tensor the run shares copy-on-write instead of copying
