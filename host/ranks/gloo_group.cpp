@@ -54,19 +54,22 @@ WithoutGil::~WithoutGil() {
 }
 
 GlooGroup::GlooGroup(std::unique_ptr<Impl> impl, int rank, int size) : impl_(std::move(impl)), rank_(rank), size_(size) {
-  for (int r = 0; r < size; ++r) send_locks_.push_back(std::make_unique<std::mutex>());
-  sender_ = std::thread([this] { send_posted(); });
+  for (int r = 0; r < size; ++r) {
+    send_locks_.push_back(std::make_unique<std::mutex>());
+    outboxes_.push_back(std::make_unique<Outbox>());
+  }
 }
 
 GlooGroup::~GlooGroup() {
   {
     std::lock_guard<std::mutex> lock(post_mu_);
     stopping_ = true;
+    for (auto& box : outboxes_) box->posted.notify_all();
   }
-  posted_.notify_all();
   {
     WithoutGil no_gil;
-    sender_.join();
+    for (auto& box : outboxes_)
+      if (box->sender.joinable()) box->sender.join();
   }
   py::gil_scoped_acquire gil;
   impl_->backend.reset();
@@ -74,12 +77,12 @@ GlooGroup::~GlooGroup() {
 }
 
 void GlooGroup::enqueue(Posted message) {
-  {
-    std::lock_guard<std::mutex> lock(post_mu_);
-    if (!send_failure_.empty()) throw GroupError(send_failure_);
-    outbox_.push_back(std::move(message));
-  }
-  posted_.notify_one();
+  std::lock_guard<std::mutex> lock(post_mu_);
+  if (!send_failure_.empty()) throw GroupError(send_failure_);
+  Outbox& box = *outboxes_.at(static_cast<size_t>(message.peer));
+  box.queue.push_back(std::move(message));
+  if (!box.sender.joinable()) box.sender = std::thread([this, &box] { send_posted(box); });
+  box.posted.notify_one();
 }
 
 void GlooGroup::post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
@@ -87,36 +90,47 @@ void GlooGroup::post(int peer, const MessageHeader& header, std::vector<at::Tens
 }
 
 void GlooGroup::post_and_wait(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
+  std::future<void> sent = post_tracked(peer, header, std::move(payload));
+  wait_sent(sent);
+}
+
+std::future<void> GlooGroup::post_tracked(int peer, const MessageHeader& header, std::vector<at::Tensor> payload) {
   auto sent = std::make_shared<std::promise<void>>();
   std::future<void> done = sent->get_future();
   enqueue(Posted{peer, header, std::move(payload), std::move(sent)});
-  while (done.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) sim::check_interrupt();
+  return done;
+}
+
+void GlooGroup::wait_sent(std::future<void>& sent) {
+  while (sent.wait_for(std::chrono::milliseconds(50)) != std::future_status::ready) sim::check_interrupt();
   try {
-    done.get();
+    sent.get();
   } catch (const std::future_error&) {  // dropped unsent: an earlier message failed
     std::lock_guard<std::mutex> lock(post_mu_);
     throw GroupError(send_failure_);
   }
 }
 
-void GlooGroup::send_posted() {
+void GlooGroup::send_posted(Outbox& box) {
   for (;;) {
     Posted next;
     {
       std::unique_lock<std::mutex> lock(post_mu_);
-      posted_.wait(lock, [&] { return stopping_ || !outbox_.empty(); });
-      if (outbox_.empty()) return;  // stopping, everything sent
-      next = std::move(outbox_.front());
-      outbox_.pop_front();
+      box.posted.wait(lock, [&] { return stopping_ || !box.queue.empty(); });
+      if (box.queue.empty()) return;  // stopping, everything sent
+      next = std::move(box.queue.front());
+      box.queue.pop_front();
     }
     try {
       send(next.peer, next.header, next.payload);
       if (next.sent) next.sent->set_value();
     } catch (const GroupError& e) {
       if (next.sent) next.sent->set_exception(std::current_exception());
+      // The group can send nothing more: what waits for any peer is dropped (its
+      // post_and_wait() fails with this), and later posts fail.
       std::lock_guard<std::mutex> lock(post_mu_);
       send_failure_ = e.what();
-      outbox_.clear();
+      for (auto& other : outboxes_) other->queue.clear();
     }
   }
 }

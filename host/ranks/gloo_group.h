@@ -41,7 +41,9 @@ enum class MessageKind : int64_t {
   Echo = 2,      // host -> worker -> host: the link check; payload: bytes
   Program = 3,   // host -> worker: [text bytes, world size]; payload: the program's JSON, the ranks' device ids
   Alloc = 4,     // host -> worker: [bytes]: the next window buffer
-  Launch = 5,    // host -> worker: [launch index, k, launch id, text bytes, bound]; payload: the shipped frame's JSON
+  Launch = 5,    // host -> worker: [launch index, k, launch id, text bytes, bound, no data]; payload: the shipped
+                 // frame's JSON. no data: every region is kept by the worker or mapped, and the launch starts
+                 // without a Pull and its Data
   Pull = 6,      // worker -> host: [launch id]: send the launch's host regions now
   Data = 7,      // host -> worker: [launch id]; payload: the regions
   Result = 8,    // worker -> host: [launch id, busy ns, changed]; payload: [changed, 2] region indices and run
@@ -91,14 +93,21 @@ class GlooGroup {
 
   // Sends a message: its header, then each payload tensor (contiguous CPU tensors).
   void send(int peer, const MessageHeader& header, const std::vector<at::Tensor>& payload = {});
-  // Queues a message for this process's sending thread and returns: a thread that receives
-  // must never wait on a send (two such threads sending to each other would each wait for
-  // the other to receive). Messages go out in the order they were posted; GroupError when
-  // an earlier one could not be sent.
+  // Queues a message for this process's sending thread to `peer` and returns: a thread that
+  // receives must never wait on a send (two such threads sending to each other would each
+  // wait for the other to receive). Messages to one peer go out in the order they were
+  // posted; each peer has its own thread, as a Gloo send waits for its receiver to take it
+  // and a peer busy receiving a large payload must not hold up the messages to the others.
+  // GroupError when an earlier message (to any peer) could not be sent.
   void post(int peer, const MessageHeader& header, std::vector<at::Tensor> payload = {});
   // post(), then waits until the message is sent (so the payload may change afterwards),
   // checking for an interrupt meanwhile.
   void post_and_wait(int peer, const MessageHeader& header, std::vector<at::Tensor> payload);
+  // post(); what it returns becomes ready once the message is sent: wait_sent() waits for it.
+  std::future<void> post_tracked(int peer, const MessageHeader& header, std::vector<at::Tensor> payload);
+  // Waits for a post_tracked() message to be sent, checking for an interrupt meanwhile;
+  // GroupError when it could not be.
+  void wait_sent(std::future<void>& sent);
   // The next message's header from any process; `source` is set to the sender. GroupError
   // after stop_receiving().
   MessageHeader receive_header(int& source);
@@ -124,14 +133,17 @@ class GlooGroup {
     std::vector<at::Tensor> payload;
     std::shared_ptr<std::promise<void>> sent;  // post_and_wait's
   };
+  struct Outbox {  // the messages posted to one peer, and the thread that sends them
+    std::deque<Posted> queue;
+    std::condition_variable posted;
+    std::thread sender;  // started by the first post to the peer
+  };
   void enqueue(Posted message);  // post()'s: GroupError once a send has failed
-  void send_posted();
-  std::mutex post_mu_;
-  std::condition_variable posted_;
-  std::deque<Posted> outbox_;
+  void send_posted(Outbox& box);
+  std::mutex post_mu_;  // guards the outboxes, stopping_ and send_failure_
+  std::vector<std::unique_ptr<Outbox>> outboxes_;  // per destination
   bool stopping_ = false;
   std::string send_failure_;
-  std::thread sender_;
   std::mutex receive_mu_;
   bool receive_stopped_ = false;
   void* pending_receive_ = nullptr;  // the c10d::Work of the receive under way

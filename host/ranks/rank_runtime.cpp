@@ -269,6 +269,7 @@ class Runtime : public sim::PeerLinks {
     const int k = static_cast<int>(h.args[1]);
     const int64_t id = h.args[2];
     const bool bound = h.args[4] != 0;
+    const bool no_data = h.args[5] != 0;
     nlohmann::json frame_text = nlohmann::json::parse(text);
     std::vector<RegionKeeping> keeping = region_keeping(frame_text);
     std::vector<std::optional<SharedBytes>> shared = region_sharing(frame_text);
@@ -282,15 +283,15 @@ class Runtime : public sim::PeerLinks {
       data = p.arrived.get_future();
     }
     auto job = std::make_shared<std::packaged_task<void()>>(
-        [this, index, k, id, bound, frame_text = std::move(frame_text), keeping = std::move(keeping),
+        [this, index, k, id, bound, no_data, frame_text = std::move(frame_text), keeping = std::move(keeping),
          shared = std::move(shared), data = std::move(data)]() mutable {
-          run_launch(index, k, id, bound, frame_text, keeping, shared, data);
+          run_launch(index, k, id, bound, no_data, frame_text, keeping, shared, data);
         });
     queue_->submit(0, [job] { (*job)(); });
   }
 
   // On the rank's thread: the launch with the host's bytes as they are now.
-  void run_launch(int index, int k, int64_t id, bool bound, const nlohmann::json& frame_text,
+  void run_launch(int index, int k, int64_t id, bool bound, bool no_data, const nlohmann::json& frame_text,
                   const std::vector<RegionKeeping>& keeping, const std::vector<std::optional<SharedBytes>>& shared,
                   std::future<std::vector<at::Tensor>>& data) {
     std::vector<at::Tensor> regions;
@@ -311,7 +312,11 @@ class Runtime : public sim::PeerLinks {
       }
     } keep_or_give{*this, regions, keeping, shared};
     try {
-      group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
+      if (no_data) {  // here, on the rank's thread, after the launches that kept its regions
+        take_data(-1, id);
+      } else {
+        group_.post(host_, MessageHeader{MessageKind::Pull, {id}});
+      }
       regions = data.get();
       // What the host has, to find what the launch changed: not of a region it does not
       // write, nor of one the rank keeps (its changes stay here).
@@ -372,11 +377,15 @@ class Runtime : public sim::PeerLinks {
     group_.post(host_, MessageHeader{MessageKind::Result, {id, busy_ns, changed}}, std::move(payload));
   }
 
-  void on_data(int source, const MessageHeader& h) {
+  void on_data(int source, const MessageHeader& h) { take_data(source, h.args[0]); }
+
+  // Launch `id`'s regions: those this rank kept, those it maps from the host's memory, and
+  // the rest received from `source` (-1: the launch has no Data message, so none travel).
+  void take_data(int source, int64_t id) {
     PendingData pending;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = data_.find(h.args[0]);
+      auto it = data_.find(id);
       if (it == data_.end()) throw GroupError("data for an unknown launch from rank " + std::to_string(source));
       pending = std::move(it->second);
       data_.erase(it);
@@ -396,6 +405,8 @@ class Runtime : public sim::PeerLinks {
         regions.push_back(it->second);
         continue;
       }
+      if (source < 0)
+        throw GroupError("the host sent a launch without data whose region " + std::to_string(r) + " travels");
       regions.push_back(buffers_.take(pending.sizes[r]));
       group_.receive_payload(source, regions.back());
     }

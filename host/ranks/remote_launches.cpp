@@ -51,8 +51,8 @@ class RemoteLaunches : public sim::RemoteRanks {
       ranks_ = RankProcesses::start_local(world);
     at::Tensor ids = at::empty({world}, at::kLong);
     for (int r = 0; r < world; ++r) ids[r] = domain.device_id(r);
-    post_to_ranks(MessageHeader{MessageKind::Program, {static_cast<int64_t>(program.text.size()), world}},
-                  {text_payload(program.text), ids});
+    post_to_ranks_and_wait(MessageHeader{MessageKind::Program, {static_cast<int64_t>(program.text.size()), world}},
+                           {text_payload(program.text), ids});
     busy_us_.assign(static_cast<size_t>(world), 0.0);
     service_ = std::thread([this] { serve(); });
   }
@@ -82,7 +82,7 @@ class RemoteLaunches : public sim::RemoteRanks {
   }
 
   void allocate(int64_t nbytes) override {
-    post_to_ranks(MessageHeader{MessageKind::Alloc, {nbytes}});
+    post_to_ranks_and_wait(MessageHeader{MessageKind::Alloc, {nbytes}});
   }
 
   void keep_residents(const std::vector<sim::RankResident>& residents) override {
@@ -96,6 +96,7 @@ class RemoteLaunches : public sim::RemoteRanks {
     std::vector<std::pair<int, MessageHeader>> before;  // Forget / Return, ahead of the launch
     int64_t id = 0;
     std::string text;
+    bool travels = false;  // bytes go with its Data message; else it starts without one
     {
       std::lock_guard<std::mutex> lock(mu_);
       id = next_id_++;
@@ -106,12 +107,16 @@ class RemoteLaunches : public sim::RemoteRanks {
       set_region_keeping(shipped, pending.keeping);
       pending.shared = share_regions(rank, pending.regions, pending.keeping);
       set_region_sharing(shipped, pending.shared);
+      travels = !pending.awaiting.empty();
+      for (size_t r = 0; r < pending.regions.size(); ++r)
+        travels = travels || (pending.keeping[r].how != Keeping::Use && !pending.shared[r]);
       text = shipped.text.dump();
       launches_[id] = std::move(pending);
     }
     for (const auto& [to, header] : before) group().post(to, header);
     group().post(rank, MessageHeader{MessageKind::Launch,
-                                     {launch.index(), k, id, static_cast<int64_t>(text.size()), bound ? 1 : 0}},
+                                     {launch.index(), k, id, static_cast<int64_t>(text.size()), bound ? 1 : 0,
+                                      travels ? 0 : 1}},
                  {text_payload(text)});
   }
 
@@ -366,6 +371,21 @@ class RemoteLaunches : public sim::RemoteRanks {
   // post fails for all ranks or none).
   void post_to_ranks(const MessageHeader& header, const std::vector<at::Tensor>& payload = {}) {
     for (int r = 0; r < domain_.world_size(); ++r) group().post(r, header, payload);
+  }
+
+  // post_to_ranks(), returning once every rank has it. For what every rank must have before
+  // any rank runs a launch (the program, a window buffer): the host sends to each worker
+  // from its own thread, so without this a launch could reach one rank, and its puts
+  // another, before the other's copy of that message (a Gloo send ends once its receiver
+  // has taken it, and a worker applies its messages in the order it receives them).
+  void post_to_ranks_and_wait(const MessageHeader& header, const std::vector<at::Tensor>& payload = {}) {
+    std::vector<std::future<void>> sent;
+    for (int r = 0; r < domain_.world_size(); ++r) sent.push_back(group().post_tracked(r, header, payload));
+    try {
+      for (std::future<void>& s : sent) group().wait_sent(s);
+    } catch (const GroupError& e) {
+      throw GroupError(ranks_->why_lost(e.what()).first);
+    }
   }
 
   // A worker ended or cannot be reached: the run fails naming it, and the other ranks stop

@@ -399,6 +399,7 @@ from pypto.runtime import RunConfig
 
 WORLD = 2
 SWAP = 0  # 1: in dispatches 2, 3, 6, 7, ... each rank counts in its peer's shard
+SEEN = None  # "stacked": seen is a resident too, so every region of a launch stays on its rank
 
 
 @pl.jit.incore
@@ -431,7 +432,7 @@ def golden(v):
 
 
 result = run(fn=counting, specs=[TensorSpec("count", [WORLD, 1, 8], torch.int32, resident="stacked"),
-                                 TensorSpec("seen", [WORLD, 1, 8], torch.int32),
+                                 TensorSpec("seen", [WORLD, 1, 8], torch.int32, resident=SEEN),
                                  ScalarSpec("step", torch.int32, 0, compile_runtime=True, benchmark_step=1)],
              golden_fn=golden, rtol=0, atol=0,
              config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
@@ -440,13 +441,17 @@ raise SystemExit(0 if result.passed else 1)
 
 
 @pytest.mark.parametrize("ranks", ["thread", "process"])
-@pytest.mark.parametrize("swap", [0, 1], ids=["same-shard", "peer-shard"])
-def test_a_resident_kept_by_its_rank_keeps_every_dispatchs_writes(host, tmp_path, ranks, swap):
+@pytest.mark.parametrize("swap,seen", [(0, None), (1, None), (0, "stacked")],
+                         ids=["same-shard", "peer-shard", "all-kept"])
+def test_a_resident_kept_by_its_rank_keeps_every_dispatchs_writes(host, tmp_path, ranks, swap, seen):
     # Each dispatch counts in its rank's shard of a resident, and a shard that missed a count
     # stores out of bounds. With ranks in workers a shard stays on its rank from dispatch 1
     # on (no bytes travel); when another rank takes it (peer-shard: dispatch 2), its bytes
-    # come back from the rank that kept it first.
-    (tmp_path / "kept.py").write_text(KEPT_RESIDENT.replace("SWAP = 0", f"SWAP = {swap}"))
+    # come back from the rank that kept it first. all-kept: every region of a launch stays
+    # on its rank, so from dispatch 2 on a launch starts without the host's Data message,
+    # taking the shard its rank's launch before kept.
+    script = KEPT_RESIDENT.replace("SWAP = 0", f"SWAP = {swap}").replace("SEEN = None", f"SEEN = {seen!r}")
+    (tmp_path / "kept.py").write_text(script)
     env = clean_env(tmp_path, PYPTO_SIM_RANKS=ranks, PYPTO_BENCH="1", PYPTO_BENCH_ROUNDS="5",
                     PYPTO_BENCH_WARMUP="1")
     proc = host("kept.py", env=env)
