@@ -134,6 +134,11 @@ def outside_reason(output, config_source="", memory_gib=None):
         return ("its kernel writes a %s tile into a %s tensor past axis %s's end: PyPTO's tile.store puts a "
                 "lower-rank tile on the trailing axes, where it overruns too (a kernel bug)"
                 % (m.group(4), m.group(3), m.group(2)))
+    m = re.search(r"pl\.reshape: cannot reshape (\([^)]*\)) \((\d+) elements\) to (\[[^\]]*\]) \((\d+) elements\)",
+                  output)
+    if m:
+        return ("its kernel reshapes a %s tensor (%s elements) to %s (%s elements): PyPTO's tensor.reshape refuses "
+                "a reshape that changes the element count too (a kernel bug)" % m.groups())
     m = re.search(r"AttributeError: module 'config' has no attribute '(\w+)'", output)
     if m:
         return "its config module has no attribute '%s' (out of date)" % m.group(1)

@@ -139,6 +139,11 @@ def test_the_telling_line_and_reasons_outside_the_project():
             "and the allocator refused")
     assert run_corpus.outside_reason(init, memory_gib=23.4) == (
         "it needs at least 120.1 GiB, more than this machine's 23.4 GiB of memory")
+    reshape = ("golden.KernelError: d.py:1224: pl.reshape: cannot reshape (32, 128, 1, 512) (2097152 elements) to "
+               "[1024, 512] (524288 elements) (rank=0, pair_i=0); on rank 0 (device 0)")
+    assert run_corpus.outside_reason(reshape) == (
+        "its kernel reshapes a (32, 128, 1, 512) tensor (2097152 elements) to [1024, 512] (524288 elements): "
+        "PyPTO's tensor.reshape refuses a reshape that changes the element count too (a kernel bug)")
     # The same overrun by a source of the target's rank is not explained away.
     assert run_corpus.outside_reason("pl.assemble: the write is outside the target: axis 0 gets [3:5] but the "
                                      "extent is 4 (target shape (4, 6), source shape (2, 3))") == ""
