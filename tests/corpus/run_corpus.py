@@ -119,6 +119,10 @@ def outside_reason(output, config_source="", memory_gib=None):
         have = machine_gib() if memory_gib is None else memory_gib
         if float(m.group(1)) > have:
             return "it needs at least %s GiB, more than this machine's %.1f GiB of memory" % (m.group(1), have)
+    m = re.search(r"pypto-golden: out of memory: .* the run holds ([\d.]+ GiB)", output)
+    if m and not re.search(r"^\[RUN\]", output, re.M):
+        return ("its own code holds %s before it calls golden.run, more than this machine's memory leaves it "
+                "(pypto-golden's memory guard stopped it)" % m.group(1))
     if re.search(r"argument -p/--platform: invalid choice: 'a2a3sim'", output):
         return "its argparse refuses -p a2a3sim"
     m = re.search(r"'(\w+)' is a @pl.jit.extern kernel: hand-written device C\+\+", output)

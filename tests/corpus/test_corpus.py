@@ -144,6 +144,12 @@ def test_the_telling_line_and_reasons_outside_the_project():
     assert run_corpus.outside_reason(reshape) == (
         "its kernel reshapes a (32, 128, 1, 512) tensor (2097152 elements) to [1024, 512] (524288 elements): "
         "PyPTO's tensor.reshape refuses a reshape that changes the element count too (a kernel bug)")
+    guarded = ("pypto-golden: out of memory: 225.2 MiB of this machine's 23.5 GiB are left and the run holds 22.9 GiB; "
+               "stopped before the kernel's OOM killer ends it without a word (exit status 3; ...)\n")
+    assert run_corpus.outside_reason(guarded) == (
+        "its own code holds 22.9 GiB before it calls golden.run, more than this machine's memory leaves it "
+        "(pypto-golden's memory guard stopped it)")
+    assert run_corpus.outside_reason("[RUN] compile ...\n" + guarded) == ""  # in the run: ours to fix
     # The same overrun by a source of the target's rank is not explained away.
     assert run_corpus.outside_reason("pl.assemble: the write is outside the target: axis 0 gets [3:5] but the "
                                      "extent is 4 (target shape (4, 6), source shape (2, 3))") == ""
