@@ -18,6 +18,7 @@
 #include "sim/kernel_error.h"
 #include "sim/ops/op_table.h"
 #include "sim/program_loader.h"
+#include "sim/thread_pool.h"
 #include "snapshot/tensor_file.h"
 #include "validate/allclose.h"
 
@@ -266,6 +267,9 @@ void define_module(py::module_& m) {
         "Validates outputs against golden tensors; raises AssertionError with the report on a mismatch.");
   m.def("set_intraop_threads", &set_intraop_threads, py::arg("threads"),
         "Sets torch's intra-op (OpenMP) thread count for this thread without rebuilding torch's pthreadpool.");
+  m.def("release_idle_omp_team", &sim::release_idle_omp_team,
+        "Releases this thread's OpenMP team when it has no more threads than cores, as a run does between "
+        "its golden and its first dispatch (its threads would spin on beside the device's workers).");
   m.def("save_tensor", [](const std::string& path, const at::Tensor& t) {
     py::gil_scoped_release release;
     save_pt_file(path, t);

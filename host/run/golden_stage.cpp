@@ -1,8 +1,8 @@
 #include "run/golden_stage.h"
 
 #include "run/run_errors.h"
+#include "sim/thread_pool.h"
 #include "tensor/lazy_copy.h"
-
 
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
@@ -22,6 +22,7 @@ std::map<std::string, at::Tensor> compute_golden(const py::handle& golden_fn, co
     else scratch[py::str(s.name)] = py::cast(s.value).attr("item")();
   }
   py::object returned = golden_fn(scratch);  // Ctrl-C in it: the stage log says interrupted
+  sim::release_idle_omp_team();  // before the validation dispatch, which comes next
   std::string first_output;
   for (const auto& s : specs)
     if (first_output.empty() && s.is_tensor && s.direction != Direction::In) first_output = s.name;

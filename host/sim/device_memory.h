@@ -4,19 +4,15 @@
 
 #include <ATen/core/Tensor.h>
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
-#include <unordered_map>
-#include <vector>
 
 namespace pypto_golden::sim {
 
 class DeviceMemory {
  public:
-  DeviceMemory() = default;
+  DeviceMemory();
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory&) = delete;
   DeviceMemory& operator=(const DeviceMemory&) = delete;
@@ -27,22 +23,23 @@ class DeviceMemory {
                              c10::ScalarType dtype);
 
   size_t cached_bytes() const;
-  // Bytes of the blocks in use (tensors alive), for the trace's memory counter: a relaxed
-  // read, cheap enough to take at every task's start and end.
-  int64_t live_bytes() const { return live_bytes_.load(std::memory_order_relaxed); }
+  // Bytes of the blocks in use (tensors alive), for the trace's memory counter: relaxed
+  // reads, cheap enough to take at every task's start and end.
+  int64_t live_bytes() const;
 
  private:
   struct BlockHeader;
+  struct Shard;
   static void release(void* header);
   BlockHeader* take(size_t bytes);
   void give_back(BlockHeader* block);
 
-  mutable std::mutex mu_;
-  // Idle blocks by payload size. Kernels allocate the same few sizes over and over (one per
-  // op per iteration), so an exact-size bucket is a vector pop, with no allocation.
-  std::unordered_map<size_t, std::vector<BlockHeader*>> free_;
-  size_t cached_bytes_ = 0;
-  std::atomic<int64_t> live_bytes_{0};
+  // Idle blocks by payload size, in shards. Kernels allocate the same few sizes over and
+  // over (one per op per iteration), so an exact-size bucket is a vector pop. Tiles go to
+  // the shard of the thread that frees them, so the workers, which make and drop tiles all
+  // the time, do not contend for one lock; large blocks share shard 0 (see the .cpp).
+  static constexpr int kShards = 8;
+  std::unique_ptr<Shard[]> shards_;
 };
 
 }  // namespace pypto_golden::sim

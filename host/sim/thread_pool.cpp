@@ -165,6 +165,12 @@ DispatchThreadScope::DispatchThreadScope(int device_threads) : saved_(omp_get_ma
   if (saved_ > device_threads) omp_set_num_threads(std::max(device_threads, 1));
 }
 
+void release_idle_omp_team() {
+  // A team larger than the machine's cores spins only briefly (libgomp's rule), and
+  // releasing its threads would cost more than it saves.
+  if (!omp_in_parallel() && omp_get_max_threads() <= omp_get_num_procs()) omp_pause_resource_all(omp_pause_soft);
+}
+
 DispatchThreadScope::~DispatchThreadScope() {
   if (omp_get_max_threads() != saved_) omp_set_num_threads(saved_);
 }

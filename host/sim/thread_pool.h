@@ -65,4 +65,10 @@ class DispatchThreadScope {
   int saved_;
 };
 
+// Releases the OpenMP team that the calling thread's last parallel op made (the golden's).
+// With no more threads than cores, its threads spin on for milliseconds after each op, and
+// a dispatch that follows at once would share the cores with them. The next parallel op
+// makes a new team. A no-op inside a parallel region and for a larger team.
+void release_idle_omp_team();
+
 }  // namespace pypto_golden::sim

@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using pypto_golden::sim::copy_values;
@@ -59,6 +60,30 @@ TEST_CASE("device memory reuses a freed block of the same size and keeps 64-byte
   CHECK(pool->live_bytes() == 60 + 64);
   other = at::Tensor();
   CHECK(pool->live_bytes() == 60);
+}
+
+TEST_CASE("a tile freed on another thread is reused here, and the pool's counts add up over threads") {
+  auto pool = std::make_shared<DeviceMemory>();
+  void* first = nullptr;
+  std::thread([&] {
+    at::Tensor t = DeviceMemory::allocate(pool, {8, 8}, at::kFloat);  // a tile: 256 bytes
+    first = t.data_ptr();
+  }).join();  // made and freed on the other thread: cached in that thread's shard
+  CHECK(pool->cached_bytes() == 256);
+  at::Tensor mine = DeviceMemory::allocate(pool, {64}, at::kFloat);
+  CHECK(address(mine.data_ptr()) == address(first));
+  CHECK(pool->cached_bytes() == 0);
+  at::Tensor kept;
+  std::thread([&] { kept = DeviceMemory::allocate(pool, {2, 8}, at::kFloat); }).join();
+  CHECK(pool->live_bytes() == 256 + 64);  // one block from each thread
+  std::thread([&] { mine.reset(); }).join();  // freed on a thread that did not allocate it
+  kept.reset();
+  CHECK(pool->live_bytes() == 0);
+  CHECK(pool->cached_bytes() == 256 + 64);
+  // A large block (a dispatch's tensor) goes back to the shared shard: any thread reuses it.
+  void* large = nullptr;
+  std::thread([&] { large = DeviceMemory::allocate(pool, {1 << 18}, at::kFloat).data_ptr(); }).join();
+  CHECK(address(DeviceMemory::allocate(pool, {1 << 18}, at::kFloat).data_ptr()) == address(large));
 }
 
 TEST_CASE("a device tensor keeps its pool alive after the device lets go of it") {

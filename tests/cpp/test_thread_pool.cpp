@@ -9,6 +9,8 @@
 #include <omp.h>
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -140,4 +142,54 @@ TEST_CASE("a dispatch holds its thread's OpenMP team to the device's threads and
   }
   CHECK(omp_get_max_threads() == 16);
   omp_set_num_threads(before);
+}
+
+namespace {
+int thread_count() {
+  int n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) n += entry.is_directory() ? 1 : 0;
+  return n;
+}
+
+// Runs one ATen parallel op of `n` chunks whose threads wait for each other: the calling
+// thread's OpenMP team then has n threads.
+void fan_out(int n) {
+  at::internal::lazy_init_num_threads();
+  at::set_num_threads(n);
+  std::atomic<int> arrived{0};
+  at::parallel_for(0, n, 1, [&](int64_t, int64_t) {
+    ++arrived;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (arrived.load() < n && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+  });
+  REQUIRE(arrived.load() == n);
+}
+
+// The thread count once it stops changing for 100 ms (within 3 s).
+int settled_thread_count() {
+  int last = thread_count();
+  for (int k = 0; k < 30; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const int now = thread_count();
+    if (now == last) return now;
+    last = now;
+  }
+  return last;
+}
+}  // namespace
+
+TEST_CASE("the golden's OpenMP team is released before the dispatch, unless it outnumbers the cores") {
+  const int procs = omp_get_num_procs();
+  const int before = at::get_num_threads();
+  REQUIRE(procs >= 2);  // the suite's machines have at least 2 cores
+  fan_out(procs);
+  const int with_team = settled_thread_count();
+  pypto_golden::sim::release_idle_omp_team();
+  CHECK(settled_thread_count() == with_team - (procs - 1));  // the team's threads, less the caller
+
+  fan_out(procs * 4);  // more threads than cores: they soon sleep, and stay for the next op
+  const int with_big_team = settled_thread_count();
+  pypto_golden::sim::release_idle_omp_team();
+  CHECK(settled_thread_count() == with_big_team);
+  at::set_num_threads(before);
 }
