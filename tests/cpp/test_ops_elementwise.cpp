@@ -1,5 +1,5 @@
 // Elementwise ops, reductions and row/col broadcasts against their torch expressions.
-#include "sim/ops/expand_fp32.h"
+#include "sim/ops/fp32_arith.h"
 #include "test_ops_util.h"
 
 #include <cmath>
@@ -223,7 +223,7 @@ TEST_CASE("row_expand and col_expand broadcast a column / row vector") {
 
 TEST_CASE("row/col_expand add, sub, mul and div on FP32 tiles give ATen's bits, in any layout, in place too") {
   using pypto_golden::sim::ops::expand_fp32;
-  using pypto_golden::sim::ops::ExpandArith;
+  using pypto_golden::sim::ops::Fp32Arith;
   at::manual_seed(11);
   // Bits, so that -0.0, NaN payloads and denormals count.
   auto bits = [](const at::Tensor& x) { return x.contiguous().view(at::kInt); };
@@ -269,10 +269,73 @@ TEST_CASE("row/col_expand add, sub, mul and div on FP32 tiles give ATen's bits, 
   }
   // The loop takes these layouts (so the checks above test it) and leaves others to ATen.
   at::Tensor t = at::randn({4, 8}), out = at::empty({4, 8});
-  CHECK(expand_fp32(ExpandArith::Add, true, out, t, at::randn({4, 1})));
-  CHECK(expand_fp32(ExpandArith::Div, false, out, t, at::randn({1, 8})));
-  CHECK_FALSE(expand_fp32(ExpandArith::Add, true, out, t.t().contiguous().t(), at::randn({4, 1})));
-  CHECK_FALSE(expand_fp32(ExpandArith::Add, false, out, t, at::randn({8, 2}).t().narrow(0, 0, 1)));
-  CHECK_FALSE(expand_fp32(ExpandArith::Add, true, out.to(at::kDouble), t.to(at::kDouble), at::randn({4, 1}, at::kDouble)));
-  CHECK_FALSE(expand_fp32(ExpandArith::Add, true, at::empty({2, 4, 8}), t.expand({2, 4, 8}), at::randn({2, 4, 1})));
+  CHECK(expand_fp32(Fp32Arith::Add, true, out, t, at::randn({4, 1})));
+  CHECK(expand_fp32(Fp32Arith::Div, false, out, t, at::randn({1, 8})));
+  CHECK_FALSE(expand_fp32(Fp32Arith::Add, true, out, t.t().contiguous().t(), at::randn({4, 1})));
+  CHECK_FALSE(expand_fp32(Fp32Arith::Add, false, out, t, at::randn({8, 2}).t().narrow(0, 0, 1)));
+  CHECK_FALSE(expand_fp32(Fp32Arith::Add, true, out.to(at::kDouble), t.to(at::kDouble), at::randn({4, 1}, at::kDouble)));
+  CHECK_FALSE(expand_fp32(Fp32Arith::Add, true, at::empty({2, 4, 8}), t.expand({2, 4, 8}), at::randn({2, 4, 1})));
+}
+
+TEST_CASE("add, sub, mul and div of FP32 tiles and scalars give ATen's bits, in any layout, in place too") {
+  using pypto_golden::sim::ops::binary_fp32;
+  using pypto_golden::sim::ops::Fp32Arith;
+  at::manual_seed(12);
+  auto bits = [](const at::Tensor& x) { return x.contiguous().view(at::kInt); };
+  auto specials = [](at::Tensor x) {
+    const float vals[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 1.0f};
+    auto flat = x.view({-1});
+    for (int64_t k = 0; k < flat.numel(); k += 5) flat[k] = vals[(k / 5) % 8];
+    return x;
+  };
+  const char* names[] = {"add", "sub", "mul", "div"};
+  auto reference = [](int k, const at::Tensor& t, const at::Tensor& v) {
+    switch (k) {
+      case 0: return at::add(t, v);
+      case 1: return at::sub(t, v);
+      case 2: return at::mul(t, v);
+      default: return at::div(t, v);
+    }
+  };
+  const double scalars[] = {1.0 / 3.0, -0.0, 1e-40, 3e38, 7.0};
+  for (const auto& shape : {std::vector<int64_t>{1}, {37}, {1, 48}, {4, 48}, {16, 7}, {3, 37}}) {
+    CAPTURE(shape.size());
+    CAPTURE(shape.back());
+    std::vector<int64_t> wider = shape;
+    wider.back() += 9;
+    // A window of a wider tile (row stride != cols), and its values with specials.
+    at::Tensor t = specials(at::randn(wider)).narrow(-1, 3, shape.back());
+    at::Tensor u = specials(at::randn(wider)).narrow(-1, 5, shape.back());
+    for (int k = 0; k < 4; ++k) {
+      CAPTURE(k);
+      const at::Tensor want = reference(k, t, u);
+      CHECK(at::equal(bits(call(names[k], {T(t), T(u)}).tensor), bits(want)));
+      for (double s : scalars) {
+        CAPTURE(s);
+        CHECK(at::equal(bits(call(names[k], {T(t), F(s)}).tensor), bits(reference(k, t, at::scalar_tensor(s)))));
+      }
+      // Into a window of another tile, and in place over either operand.
+      at::Tensor dst = at::zeros(wider);
+      call_into(names[k], dst.narrow(-1, 2, shape.back()), {T(t), T(u)});
+      CHECK(at::equal(bits(dst.narrow(-1, 2, shape.back())), bits(want)));
+      CHECK(at::count_nonzero(dst).item<int64_t>() == at::count_nonzero(want).item<int64_t>());
+      at::Tensor lhs = t.clone(), rhs = u.clone();
+      call_into(names[k], lhs, {T(lhs), T(u)});
+      call_into(names[k], rhs, {T(t), T(rhs)});
+      CHECK(at::equal(bits(lhs), bits(want)));
+      CHECK(at::equal(bits(rhs), bits(want)));
+    }
+  }
+  // The loop takes these layouts (so the checks above test it) and leaves others to ATen,
+  // among them an out that overlaps an operand other than exactly.
+  at::Tensor t = at::randn({4, 8}), out = at::empty({4, 8});
+  CHECK(binary_fp32(Fp32Arith::Add, out, t, nullptr, 1.0f));
+  CHECK(binary_fp32(Fp32Arith::Div, out, t, &t, 0.0f));
+  CHECK(binary_fp32(Fp32Arith::Mul, t, t, nullptr, 2.0f));
+  CHECK_FALSE(binary_fp32(Fp32Arith::Add, out, t.t().contiguous().t(), nullptr, 1.0f));
+  CHECK_FALSE(binary_fp32(Fp32Arith::Add, out.to(at::kDouble), t.to(at::kDouble), nullptr, 1.0f));
+  CHECK_FALSE(binary_fp32(Fp32Arith::Add, at::empty({2, 4, 8}), t.expand({2, 4, 8}), nullptr, 1.0f));
+  at::Tensor row = at::randn({9, 8});
+  CHECK_FALSE(binary_fp32(Fp32Arith::Add, row.narrow(0, 1, 8), row.narrow(0, 0, 8), nullptr, 1.0f));
+  CHECK_FALSE(binary_fp32(Fp32Arith::Add, out, t, &row, 1.0f));  // shapes differ: a broadcast
 }

@@ -2,6 +2,7 @@
 // the hardware has no implicit promotion, so mixed dtypes are a kernel error rather than a
 // silent upcast. A scalar right-hand side selects the scalar form (adds, muls, ...).
 #include "sim/kernel_error.h"
+#include "sim/ops/fp32_arith.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
@@ -88,6 +89,21 @@ void run_binary(Bin op, at::Tensor& out, const at::Tensor& l, const at::Tensor& 
   }
 }
 
+// FP32 add, sub, mul and div in one loop per row where the layouts allow (fp32_arith.h):
+// whether it wrote `out`.
+template <Bin OP>
+bool fp32_loop(const at::Tensor& out, const at::Tensor& l, const at::Tensor* r, float s) {
+  if constexpr (OP == Bin::Max || OP == Bin::Min) {
+    return false;  // ATen's NaN and signed-zero rules; left to it
+  } else {
+    constexpr auto arith = OP == Bin::Add   ? ops::Fp32Arith::Add
+                           : OP == Bin::Sub ? ops::Fp32Arith::Sub
+                           : OP == Bin::Mul ? ops::Fp32Arith::Mul
+                                            : ops::Fp32Arith::Div;
+    return ops::binary_fp32(arith, out, l, r, s);
+  }
+}
+
 template <Bin OP>
 Value binary(const OpArgs& a, Dest& d) {
   const char* name = a.op;
@@ -117,7 +133,7 @@ Value binary(const OpArgs& a, Dest& d) {
     }
     std::vector<int64_t> valid = ops::merged_valid(lhs_v, &rhs);
     at::Tensor out = d.out(shape, lhs.scalar_type(), {lhs, rhs.tensor}, true, valid.empty());
-    run_binary(OP, out, lhs, rhs.tensor);
+    if (!fp32_loop<OP>(out, lhs, &rhs.tensor, 0.0f)) run_binary(OP, out, lhs, rhs.tensor);
     return Value::from_tensor(out, std::move(valid));
   }
   if (!rhs.is_scalar())
@@ -127,8 +143,12 @@ Value binary(const OpArgs& a, Dest& d) {
   switch (OP) {
     case Bin::Max: at::clamp_min_out(out, lhs, s); break;
     case Bin::Min: at::clamp_max_out(out, lhs, s); break;
-    // A 0-dim wrapped-number operand promotes like a Python number: the math stays in lhs dtype.
-    default: run_binary(OP, out, lhs, scalar_tensor_operand(lhs, s)); break;
+    default:
+      // The scalar as the float the op computes in (scalar_tensor_operand's).
+      if (s.isFloatingPoint() && fp32_loop<OP>(out, lhs, nullptr, static_cast<float>(s.toDouble()))) break;
+      // A 0-dim wrapped-number operand promotes like a Python number: the math stays in lhs dtype.
+      run_binary(OP, out, lhs, scalar_tensor_operand(lhs, s));
+      break;
   }
   return Value::from_tensor(out, lhs_v.valid);
 }

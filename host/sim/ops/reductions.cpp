@@ -2,7 +2,7 @@
 // (the padding of a partial valid region participates, as on hardware) and keep the reduced
 // axis as 1; row_expand_* takes a column vector [.., M, 1], col_expand_* a row vector [.., 1, N].
 #include "sim/kernel_error.h"
-#include "sim/ops/expand_fp32.h"
+#include "sim/ops/fp32_arith.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
@@ -105,10 +105,10 @@ Value expand(const OpArgs& a, Dest& d) {
   if (OP == Ex::ExpDif) ops::check_float(name, t, "lhs");
   at::Tensor out = d.out(t.sizes(), t.scalar_type(), {t, v}, true, t_v.fully_valid());
   if (OP == Ex::Add || OP == Ex::Sub || OP == Ex::Mul || OP == Ex::Div) {
-    constexpr auto arith = OP == Ex::Add   ? ops::ExpandArith::Add
-                           : OP == Ex::Sub ? ops::ExpandArith::Sub
-                           : OP == Ex::Mul ? ops::ExpandArith::Mul
-                                           : ops::ExpandArith::Div;
+    constexpr auto arith = OP == Ex::Add   ? ops::Fp32Arith::Add
+                           : OP == Ex::Sub ? ops::Fp32Arith::Sub
+                           : OP == Ex::Mul ? ops::Fp32Arith::Mul
+                                           : ops::Fp32Arith::Div;
     if (ops::expand_fp32(arith, ROW, out, t, v)) return Value::from_tensor(out, t_v.valid);
   }
   switch (OP) {

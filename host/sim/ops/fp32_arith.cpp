@@ -1,0 +1,123 @@
+#include "sim/ops/fp32_arith.h"
+
+#include <immintrin.h>
+
+#include <cstdint>
+
+namespace pypto_golden::sim::ops {
+namespace {
+
+// Past this many elements ATen's loop (which may use more threads) is as good.
+constexpr int64_t kMaxElements = int64_t{1} << 18;
+
+template <Fp32Arith OP>
+inline float apply(float a, float b) {
+  switch (OP) {
+    case Fp32Arith::Add: return a + b;
+    case Fp32Arith::Sub: return a - b;
+    case Fp32Arith::Mul: return a * b;
+    case Fp32Arith::Div: return a / b;
+  }
+  return 0.0f;
+}
+
+template <Fp32Arith OP>
+__attribute__((target("avx2"))) inline __m256 apply8(__m256 a, __m256 b) {
+  switch (OP) {
+    case Fp32Arith::Add: return _mm256_add_ps(a, b);
+    case Fp32Arith::Sub: return _mm256_sub_ps(a, b);
+    case Fp32Arith::Mul: return _mm256_mul_ps(a, b);
+    case Fp32Arith::Div: return _mm256_div_ps(a, b);
+  }
+  return a;
+}
+
+// One row: o[j] = a[j] OP (per-row scalar s, or b[j] when b is not null). Each group of
+// elements is read before it is written, so o may be a.
+template <Fp32Arith OP>
+void row_scalar(float* o, const float* a, const float* b, float s, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) o[j] = apply<OP>(a[j], b ? b[j] : s);
+}
+
+template <Fp32Arith OP>
+__attribute__((target("avx2"))) void row_avx2(float* o, const float* a, const float* b, float s, int64_t n) {
+  int64_t j = 0;
+  const __m256 bs = _mm256_set1_ps(s);
+  for (; j + 8 <= n; j += 8)
+    _mm256_storeu_ps(o + j, apply8<OP>(_mm256_loadu_ps(a + j), b ? _mm256_loadu_ps(b + j) : bs));
+  for (; j < n; ++j) o[j] = apply<OP>(a[j], b ? b[j] : s);
+}
+
+template <Fp32Arith OP>
+void run(bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v) {
+  static const auto line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
+  float* o = out.mutable_data_ptr<float>();
+  const float* a = t.const_data_ptr<float>();
+  const float* b = v.const_data_ptr<float>();
+  const int64_t rows = t.size(0), cols = t.size(1);
+  for (int64_t i = 0; i < rows; ++i) {
+    float* oi = o + i * out.stride(0);
+    const float* ai = a + i * t.stride(0);
+    if (row) line(oi, ai, nullptr, b[i * v.stride(0)], cols);
+    else line(oi, ai, b, 0.0f, cols);
+  }
+}
+
+bool unit_rows(const at::Tensor& x) { return x.size(1) <= 1 || x.stride(1) == 1; }
+
+template <Fp32Arith OP>
+void run_binary(const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s) {
+  static const auto line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
+  float* o = out.mutable_data_ptr<float>();
+  const float* a = t.const_data_ptr<float>();
+  const float* b = u ? u->const_data_ptr<float>() : nullptr;
+  if (t.dim() == 1) return line(o, a, b, s, t.numel());
+  const int64_t rows = t.size(0), cols = t.size(1);
+  for (int64_t i = 0; i < rows; ++i)
+    line(o + i * out.stride(0), a + i * t.stride(0), b ? b + i * u->stride(0) : nullptr, s, cols);
+}
+
+// A 1-D tensor of unit stride, or a 2-D one whose rows are; FP32, shaped like `like`.
+bool takes(const at::Tensor& x, const at::Tensor& like) {
+  if (x.scalar_type() != at::kFloat || !x.sizes().equals(like.sizes())) return false;
+  return x.dim() == 1 ? x.numel() <= 1 || x.stride(0) == 1 : x.dim() == 2 && unit_rows(x);
+}
+
+// `out` is `x` itself, or shares no storage with it: a row loop may then write as it reads.
+bool in_place_or_apart(const at::Tensor& out, const at::Tensor& x) {
+  if (!out.storage().is_alias_of(x.storage())) return true;
+  return out.const_data_ptr() == x.const_data_ptr() && out.strides().equals(x.strides());
+}
+
+}  // namespace
+
+bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v) {
+  if (t.dim() != 2 || v.dim() != 2 || out.dim() != 2 || t.scalar_type() != at::kFloat ||
+      v.scalar_type() != at::kFloat || out.scalar_type() != at::kFloat || !out.sizes().equals(t.sizes()) ||
+      t.numel() == 0 || t.numel() > kMaxElements || !unit_rows(t) || !unit_rows(out))
+    return false;
+  if (row ? v.size(0) != t.size(0) || v.size(1) != 1 : v.size(0) != 1 || v.size(1) != t.size(1) || !unit_rows(v))
+    return false;
+  switch (op) {
+    case Fp32Arith::Add: run<Fp32Arith::Add>(row, out, t, v); break;
+    case Fp32Arith::Sub: run<Fp32Arith::Sub>(row, out, t, v); break;
+    case Fp32Arith::Mul: run<Fp32Arith::Mul>(row, out, t, v); break;
+    case Fp32Arith::Div: run<Fp32Arith::Div>(row, out, t, v); break;
+  }
+  return true;
+}
+
+bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s) {
+  if (t.numel() == 0 || t.numel() > kMaxElements || !takes(t, t) || !takes(out, t) || (u && !takes(*u, t)) ||
+      !in_place_or_apart(out, t) || (u && !in_place_or_apart(out, *u)))
+    return false;
+  switch (op) {
+    case Fp32Arith::Add: run_binary<Fp32Arith::Add>(out, t, u, s); break;
+    case Fp32Arith::Sub: run_binary<Fp32Arith::Sub>(out, t, u, s); break;
+    case Fp32Arith::Mul: run_binary<Fp32Arith::Mul>(out, t, u, s); break;
+    case Fp32Arith::Div: run_binary<Fp32Arith::Div>(out, t, u, s); break;
+  }
+  return true;
+}
+
+}  // namespace pypto_golden::sim::ops

@@ -1,0 +1,24 @@
+// Add, sub, mul and div of FP32 tiles in one loop per row: pl.row_expand_* / pl.col_expand_*
+// and pl.add / sub / mul / div with a tensor or a scalar. A kernel applies them to many small
+// tiles (a row at a time, 16 rows of a block), where ATen's broadcasting and TensorIterator
+// set-up costs more than the arithmetic; IEEE add, sub, mul and div round the same in any
+// loop, so the values are ATen's.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+namespace pypto_golden::sim::ops {
+
+enum class Fp32Arith { Add, Sub, Mul, Div };
+
+// out = t OP v, v holding one value per row (`row`: shape [R, 1]) or per column ([1, C]).
+// Returns false, writing nothing, unless all three are 2-D FP32 with out and t of one shape
+// and rows of unit stride (a column of v too). `out` may be `t` itself.
+bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v);
+
+// out = t OP u elementwise, or t OP s when `u` is null. Returns false, writing nothing,
+// unless all are FP32 of one shape, 1-D or 2-D with rows of unit stride, and `out` either
+// shares no storage with an operand or is exactly that operand (in place).
+bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s);
+
+}  // namespace pypto_golden::sim::ops
