@@ -221,28 +221,35 @@ TEST_CASE("row_expand and col_expand broadcast a column / row vector") {
                        KernelError);
 }
 
+namespace {
+// Bits, so that -0.0, NaN payloads and denormals count.
+at::Tensor bits(const at::Tensor& x) { return x.contiguous().view(at::kInt); }
+
+// `x` with every fifth element one of the FP32 special values.
+at::Tensor specials(at::Tensor x) {
+  const float vals[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 1.0f};
+  auto flat = x.view({-1});
+  for (int64_t k = 0; k < flat.numel(); k += 5) flat[k] = vals[(k / 5) % 8];
+  return x;
+}
+
+// ATen's add, sub, mul or div (k = 0..3) of t and v.
+at::Tensor aten_arith(int k, const at::Tensor& t, const at::Tensor& v) {
+  switch (k) {
+    case 0: return at::add(t, v);
+    case 1: return at::sub(t, v);
+    case 2: return at::mul(t, v);
+    default: return at::div(t, v);
+  }
+}
+}  // namespace
+
 TEST_CASE("row/col_expand add, sub, mul and div on FP32 tiles give ATen's bits, in any layout, in place too") {
   using pypto_golden::sim::ops::expand_fp32;
   using pypto_golden::sim::ops::Fp32Arith;
   at::manual_seed(11);
-  // Bits, so that -0.0, NaN payloads and denormals count.
-  auto bits = [](const at::Tensor& x) { return x.contiguous().view(at::kInt); };
-  auto specials = [](at::Tensor x) {
-    const float vals[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 1.0f};
-    auto flat = x.view({-1});
-    for (int64_t k = 0; k < flat.numel(); k += 5) flat[k] = vals[(k / 5) % 8];
-    return x;
-  };
   const char* row_ops[] = {"row_expand_add", "row_expand_sub", "row_expand_mul", "row_expand_div"};
   const char* col_ops[] = {"col_expand_add", "col_expand_sub", "col_expand_mul", "col_expand_div"};
-  auto reference = [](int k, const at::Tensor& t, const at::Tensor& v) {
-    switch (k) {
-      case 0: return at::add(t, v);
-      case 1: return at::sub(t, v);
-      case 2: return at::mul(t, v);
-      default: return at::div(t, v);
-    }
-  };
   for (const auto& shape : {std::pair<int64_t, int64_t>{1, 1}, {1, 48}, {4, 48}, {16, 7}, {3, 37}}) {
     const int64_t rows = shape.first, cols = shape.second;
     CAPTURE(rows);
@@ -254,7 +261,7 @@ TEST_CASE("row/col_expand add, sub, mul and div on FP32 tiles give ATen's bits, 
     at::Tensor cv = specials(at::randn({1, cols}));
     for (int k = 0; k < 4; ++k) {
       CAPTURE(k);
-      const at::Tensor want_row = reference(k, t, rv), want_col = reference(k, t, cv);
+      const at::Tensor want_row = aten_arith(k, t, rv), want_col = aten_arith(k, t, cv);
       CHECK(at::equal(bits(call(row_ops[k], {T(t), T(rv)}).tensor), bits(want_row)));
       CHECK(at::equal(bits(call(col_ops[k], {T(t), T(cv)}).tensor), bits(want_col)));
       // Into a window of another tile, and in place over lhs itself (y[...] = op(y[...], v)).
@@ -281,22 +288,7 @@ TEST_CASE("add, sub, mul and div of FP32 tiles and scalars give ATen's bits, in 
   using pypto_golden::sim::ops::binary_fp32;
   using pypto_golden::sim::ops::Fp32Arith;
   at::manual_seed(12);
-  auto bits = [](const at::Tensor& x) { return x.contiguous().view(at::kInt); };
-  auto specials = [](at::Tensor x) {
-    const float vals[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -3e38f, 1.0f};
-    auto flat = x.view({-1});
-    for (int64_t k = 0; k < flat.numel(); k += 5) flat[k] = vals[(k / 5) % 8];
-    return x;
-  };
   const char* names[] = {"add", "sub", "mul", "div"};
-  auto reference = [](int k, const at::Tensor& t, const at::Tensor& v) {
-    switch (k) {
-      case 0: return at::add(t, v);
-      case 1: return at::sub(t, v);
-      case 2: return at::mul(t, v);
-      default: return at::div(t, v);
-    }
-  };
   const double scalars[] = {1.0 / 3.0, -0.0, 1e-40, 3e38, 7.0};
   for (const auto& shape : {std::vector<int64_t>{1}, {37}, {1, 48}, {4, 48}, {16, 7}, {3, 37}}) {
     CAPTURE(shape.size());
@@ -308,11 +300,11 @@ TEST_CASE("add, sub, mul and div of FP32 tiles and scalars give ATen's bits, in 
     at::Tensor u = specials(at::randn(wider)).narrow(-1, 5, shape.back());
     for (int k = 0; k < 4; ++k) {
       CAPTURE(k);
-      const at::Tensor want = reference(k, t, u);
+      const at::Tensor want = aten_arith(k, t, u);
       CHECK(at::equal(bits(call(names[k], {T(t), T(u)}).tensor), bits(want)));
       for (double s : scalars) {
         CAPTURE(s);
-        CHECK(at::equal(bits(call(names[k], {T(t), F(s)}).tensor), bits(reference(k, t, at::scalar_tensor(s)))));
+        CHECK(at::equal(bits(call(names[k], {T(t), F(s)}).tensor), bits(aten_arith(k, t, at::scalar_tensor(s)))));
       }
       // Into a window of another tile, and in place over either operand.
       at::Tensor dst = at::zeros(wider);

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace pypto_golden::sim::ops {
 namespace {
@@ -89,6 +90,18 @@ bool in_place_or_apart(const at::Tensor& out, const at::Tensor& x) {
   return out.const_data_ptr() == x.const_data_ptr() && out.strides().equals(x.strides());
 }
 
+// Calls f with the op as a compile-time constant (std::integral_constant).
+template <typename F>
+void with_op(Fp32Arith op, F&& f) {
+  using C = Fp32Arith;
+  switch (op) {
+    case C::Add: f(std::integral_constant<C, C::Add>{}); break;
+    case C::Sub: f(std::integral_constant<C, C::Sub>{}); break;
+    case C::Mul: f(std::integral_constant<C, C::Mul>{}); break;
+    case C::Div: f(std::integral_constant<C, C::Div>{}); break;
+  }
+}
+
 }  // namespace
 
 bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v) {
@@ -98,12 +111,7 @@ bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor
     return false;
   if (row ? v.size(0) != t.size(0) || v.size(1) != 1 : v.size(0) != 1 || v.size(1) != t.size(1) || !unit_rows(v))
     return false;
-  switch (op) {
-    case Fp32Arith::Add: run<Fp32Arith::Add>(row, out, t, v); break;
-    case Fp32Arith::Sub: run<Fp32Arith::Sub>(row, out, t, v); break;
-    case Fp32Arith::Mul: run<Fp32Arith::Mul>(row, out, t, v); break;
-    case Fp32Arith::Div: run<Fp32Arith::Div>(row, out, t, v); break;
-  }
+  with_op(op, [&](auto c) { run<decltype(c)::value>(row, out, t, v); });
   return true;
 }
 
@@ -111,12 +119,7 @@ bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const
   if (t.numel() == 0 || t.numel() > kMaxElements || !takes(t, t) || !takes(out, t) || (u && !takes(*u, t)) ||
       !in_place_or_apart(out, t) || (u && !in_place_or_apart(out, *u)))
     return false;
-  switch (op) {
-    case Fp32Arith::Add: run_binary<Fp32Arith::Add>(out, t, u, s); break;
-    case Fp32Arith::Sub: run_binary<Fp32Arith::Sub>(out, t, u, s); break;
-    case Fp32Arith::Mul: run_binary<Fp32Arith::Mul>(out, t, u, s); break;
-    case Fp32Arith::Div: run_binary<Fp32Arith::Div>(out, t, u, s); break;
-  }
+  with_op(op, [&](auto c) { run_binary<decltype(c)::value>(out, t, u, s); });
   return true;
 }
 
