@@ -1,6 +1,7 @@
 #include "sim/device.h"
 
 #include "sim/ops/sort_kernels.h"
+#include "sim/write_log.h"
 #include "tensor/lazy_copy.h"
 
 #include <ATen/ATen.h>
@@ -110,14 +111,22 @@ bool holds_pattern(const unsigned char* p, size_t width, unsigned char pattern) 
 }
 }  // namespace
 
-at::Tensor Device::allocate_output(at::IntArrayRef shape, c10::ScalarType dtype) {
-  at::Tensor dev = allocate(shape, dtype);
-  poison_output(dev);
-  return dev;
-}
-
 void Device::poison_output(const at::Tensor& t) {
   fill_bytes(t.data_ptr(), options_.zero_outputs ? 0 : poison_byte(t.scalar_type()), t.nbytes());
+}
+
+void Device::poison_unwritten(const WriteLog& log) {
+  for (size_t k = 0; k < log.size(); ++k) {
+    const at::Tensor& t = log.tensor(k);
+    const int byte = options_.zero_outputs ? 0 : poison_byte(t.scalar_type());
+    auto* base = static_cast<char*>(t.data_ptr());
+    const auto width = static_cast<size_t>(t.element_size());
+    for (const auto& [begin, end] : log.unwritten(k)) {
+      const size_t bytes = static_cast<size_t>(end - begin) * width;
+      if (bytes < kChunkBytes) std::memset(base + static_cast<size_t>(begin) * width, byte, bytes);  // a gap in a row
+      else fill_bytes(base + static_cast<size_t>(begin) * width, byte, bytes);
+    }
+  }
 }
 
 at::Tensor Device::poison_mask_against(const at::Tensor& actual, const at::Tensor& expected) {

@@ -18,6 +18,7 @@ namespace pypto_golden::sim {
 
 class CommDomain;
 class TaskRecorder;
+class WriteLog;
 
 struct DeviceOptions {
   int threads = 1;        // PYPTO_SIM_THREADS
@@ -51,13 +52,14 @@ class Device {
   // copied. Only sequential writes may touch a shared copy (torch's copy-on-write is not
   // safe for two threads making the first write at once), hence the analysis.
   at::Tensor upload(const at::Tensor& host, bool share = false);
-  // Device memory for a pure Out parameter: never uploaded, filled with a poison pattern
+  // The start of a pure Out parameter's device memory (never uploaded): a poison pattern
   // (NaN for floats, 0xA5 bytes for integers) so unwritten or read-before-write
-  // elements show up in validation; zeroed instead under PYPTO_SIM_OUT_INIT=zero.
-  at::Tensor allocate_output(at::IntArrayRef shape, c10::ScalarType dtype);
-  // The same start for a contiguous buffer the kernel works in directly (HostArg::in_place).
+  // elements show up in validation; zeroes instead under PYPTO_SIM_OUT_INIT=zero.
   void poison_output(const at::Tensor& t);
-  // Whether allocate_output poisons (the default) rather than zeroes.
+  // The same start, given after the run to only the elements of each tensor of `log` the
+  // kernel did not write (a pure Out it only writes, sim/write_log.h).
+  void poison_unwritten(const WriteLog& log);
+  // Whether pure Outs start poisoned (the default) rather than zeroed.
   bool poisons_outputs() const { return !options_.zero_outputs; }
   // The elements of a pure Out `actual` read back from a poisoning device that hold the
   // poison pattern where `expected` (same shape and dtype) does not, as a bool tensor shaped
@@ -92,6 +94,10 @@ class Device {
   CommDomain* comm() const { return comm_; }
   int rank() const { return rank_; }
 
+  // While a dispatch runs: the pure Out tensors whose writes it tracks; null otherwise.
+  void set_write_log(WriteLog* log) { write_log_ = log; }
+  WriteLog* write_log() const { return write_log_; }
+
   // While a dispatch records its tasks (the chip swimlane): where they go; null otherwise.
   void set_recorder(TaskRecorder* recorder) { recorder_ = recorder; }
   TaskRecorder* recorder() const { return recorder_; }
@@ -107,6 +113,7 @@ class Device {
 
   DeviceOptions options_;
   TaskRecorder* recorder_ = nullptr;
+  WriteLog* write_log_ = nullptr;
   ThreadPool pool_;
   std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};

@@ -5,6 +5,7 @@
 #include "sim/kernel_error.h"
 #include "sim/strided_view.h"
 #include "sim/task_recorder.h"
+#include "sim/write_log.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
 
@@ -81,6 +82,9 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   std::vector<at::Tensor> device_tensors(args.size());
   std::vector<bool> fresh(args.size(), true);  // not a resident buffer an earlier dispatch made
   std::vector<bool> in_place(args.size(), false);
+  // The pure Outs the body only writes get their poison after the run, where it did not
+  // write (an L3 program's ranks write through chip launches, which this does not track).
+  WriteLog unwritten;
   for (size_t k = 0; k < args.size(); ++k) {
     const ParamInfo& p = fn.params[k];
     if (p.is_tensor != args[k].is_tensor)
@@ -94,11 +98,11 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     in_place[k] = fresh[k] && works_in_place(args, k, p);
     if (!fresh[k]) {
       device_tensors[k] = session.resident(k);
-    } else if (p.direction == "Out" && in_place[k]) {
-      device_tensors[k] = args[k].tensor;
-      device.poison_output(device_tensors[k]);
     } else if (p.direction == "Out") {
-      device_tensors[k] = device.allocate_output(args[k].tensor.sizes(), args[k].tensor.scalar_type());
+      device_tensors[k] = in_place[k] ? args[k].tensor
+                                      : device.allocate(args[k].tensor.sizes(), args[k].tensor.scalar_type());
+      if (p.write_only && domain == nullptr) unwritten.track(device_tensors[k]);
+      else device.poison_output(device_tensors[k]);
     } else if (in_place[k] || (handed_over(args[k], p) && args[k].tensor.is_contiguous())) {
       device_tensors[k] = args[k].tensor;  // the caller gave it up, or receives the result in it
       // Still shared copy-on-write (with the golden's clone, or the benchmark's initial
@@ -134,7 +138,18 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
         for (Device* each : devices) each->set_recorder(nullptr);
       }
     } recording(device, options.recorder ? domain : nullptr, options.recorder);
-    run_block(fn.body, frame);
+    struct Logging {
+      Device& device;
+      Logging(Device& d, WriteLog& log) : device(d) { device.set_write_log(log.empty() ? nullptr : &log); }
+      ~Logging() { device.set_write_log(nullptr); }
+    } logging(device, unwritten);
+    try {
+      run_block(fn.body, frame);
+    } catch (...) {
+      device.poison_unwritten(unwritten);  // what a failed run leaves reads as it always did
+      throw;
+    }
+    device.poison_unwritten(unwritten);
     if (domain) domain->join();  // the frontend ends a host program with a join; any program waits here
     if (remote && options.recorder != nullptr) domain->collect_remote_tasks(*options.recorder);
   }

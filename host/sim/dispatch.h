@@ -62,8 +62,10 @@ struct DispatchReport {
 
 // Runs the entry function. In / InOut tensors are uploaded to device memory (shared
 // copy-on-write, Device::upload), pure Out tensors get poisoned device memory
-// (Device::allocate_output: an element the kernel never writes still holds the poison,
-// which validation finds in a failing output, Device::poison_mask_against), and Out / InOut
+// (Device::poison_output: an element the kernel never writes still holds the poison,
+// which validation finds in a failing output, Device::poison_mask_against; for a pure Out
+// the body only writes, the poison goes in after the run where it did not write,
+// sim/write_log.h), and Out / InOut
 // results are read back into the host tensors, handed over (HostArg::hand_over) or left in
 // them (HostArg::in_place). Throws ArgumentError, SimError (kernel failure, located) or
 // Interrupted.

@@ -12,9 +12,9 @@
 
 namespace pypto_golden::sim {
 
-void Expr::eval_into(Frame& frame, const at::Tensor& dst) const { assign_into(eval(frame), dst); }
+WrittenCorner Expr::eval_into(Frame& frame, const at::Tensor& dst) const { return assign_into(eval(frame), dst); }
 
-void assign_into(const Value& v, const at::Tensor& dst) { assign_value(v, dst); }
+WrittenCorner assign_into(const Value& v, const at::Tensor& dst) { return assign_value(v, dst); }
 
 namespace {
 
@@ -35,8 +35,8 @@ Value VarExpr::eval(Frame& frame) const {
   return v;
 }
 
-void VarExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
-  assign_into(eval(frame), dst);
+WrittenCorner VarExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
+  return assign_into(eval(frame), dst);
 }
 
 namespace {
@@ -228,13 +228,14 @@ OpArgs CallExpr::evaluate_args(Frame& frame) const {
 
 Value CallExpr::eval(Frame& frame) const { return run_op(*op_, evaluate_args(frame)); }
 
-void CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
+WrittenCorner CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
   OpArgs args = evaluate_args(frame);
-  if (op_->into && op_->into(args, dst)) {
+  if (op_->into) {
+    WrittenCorner written = op_->into(args, dst);
     if (finite_check_on(args)) check_finite_result(args, Value::from_tensor(dst));
-    return;
+    return written;
   }
-  assign_into(run_op(*op_, args), dst);
+  return assign_into(run_op(*op_, args), dst);
 }
 
 bool SequenceExpr::writes_nothing() const {

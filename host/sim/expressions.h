@@ -27,7 +27,7 @@ class VarExpr : public Expr {
   int slot() const { return slot_; }
   Value eval(Frame& frame) const override;
   bool writes_nothing() const override { return true; }
-  void eval_into(Frame& frame, const at::Tensor& dst) const override;
+  WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const override;
 
  private:
   int slot_;
@@ -80,7 +80,7 @@ class CallExpr : public Expr {
  public:
   CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::pair<std::string, ExprPtr>> kwargs);
   Value eval(Frame& frame) const override;
-  void eval_into(Frame& frame, const at::Tensor& dst) const override;
+  WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const override;
   bool writes_nothing() const override;
   bool transient() const { return transient_; }
 
@@ -111,6 +111,6 @@ class SequenceExpr : public Expr {
 };
 
 // Writes a tensor value into a destination view (its valid region; see assign_value).
-void assign_into(const Value& v, const at::Tensor& dst);
+WrittenCorner assign_into(const Value& v, const at::Tensor& dst);
 
 }  // namespace pypto_golden::sim

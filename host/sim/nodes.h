@@ -30,8 +30,8 @@ class Expr {
   virtual ~Expr() = default;
   virtual Value eval(Frame& frame) const = 0;
   // Evaluates straight into `dst` (a view of the same shape and dtype) when the node can
-  // do so without a temporary; the default evaluates and copies.
-  virtual void eval_into(Frame& frame, const at::Tensor& dst) const;
+  // do so without a temporary; the default evaluates and copies. Returns what it wrote.
+  virtual WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const;
   // Evaluating it writes no memory (a constant, a variable, scalar arithmetic on them, a
   // load): what a load evaluated before it still reads the same bytes after it.
   virtual bool writes_nothing() const { return false; }
@@ -72,6 +72,8 @@ struct ParamInfo {
   // Whether the body may write this tensor (sim/param_writes.h); an In tensor it never
   // writes shares its host bytes with the device.
   bool may_be_written = true;
+  // Whether the body only writes it, through `write` statements (ParamUses::write_only).
+  bool write_only = false;
   // An L3 host program's parameter its body may read outside its chip launches
   // (sim/param_writes.h): one it does not is used by the ranks only.
   bool read_on_host = true;

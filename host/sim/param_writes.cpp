@@ -42,6 +42,17 @@ class Analysis {
     return out;
   }
 
+  Params write_only(const json& body) const {
+    Params touched(params_, false);  // used other than as the target of a write
+    for (size_t j = 0; j < aliases_.size(); ++j)  // viewed by another variable
+      for (size_t k = 0; k < params_; ++k)
+        if (j != k && aliases_[j][k]) touched[k] = true;
+    collect_uses(body, touched);
+    Params out(params_, false);
+    for (size_t k = 0; k < params_ && k < aliases_.size(); ++k) out[k] = aliases_[k][k] && !touched[k];
+    return out;
+  }
+
   Params host_reads(const json& body) const {
     Params read(params_, false);
     collect_host_reads(body, read);
@@ -152,6 +163,32 @@ class Analysis {
     }
   }
 
+  // The parameters a block uses other than as the target of `write`: read (a return's
+  // values aside, which a dispatch drops), assigned, or dumped by a task.
+  void collect_uses(const json& block, Params& used) const {
+    const auto mark = [&](const json& s) {
+      const int64_t k = slot_index(s, aliases_.size());
+      if (k >= 0 && static_cast<size_t>(k) < params_) used[static_cast<size_t>(k)] = true;
+    };
+    for (const auto& st : block) {
+      const std::string s = st.value("s", std::string());
+      if (s == "assign") mark(st.at("slot"));
+      if (s == "for") mark(st.at("var"));
+      if (s == "unpack")
+        for (const auto& k : st.at("slots")) mark(k);
+      if (st.contains("dumps") && st.at("dumps").is_array())
+        for (const auto& k : st.at("dumps")) mark(k);
+      if (s == "return" && st.contains("values") && st.at("values").is_array()) {
+        for (const auto& v : st.at("values"))
+          if (v.value("e", std::string()) != "var") add_reads(v, used);
+      } else {
+        add_reads(st, used);
+      }
+      for (const char* child : {"body", "then", "else"})
+        if (st.contains(child)) collect_uses(st.at(child), used);
+    }
+  }
+
   void collect_host_reads(const json& block, Params& read) const {
     for (const auto& st : block) {
       const std::string s = st.value("s", std::string());
@@ -175,6 +212,7 @@ ParamUses param_uses(const json& function, bool host) {
   const json& body = function.at("body");
   ParamUses uses;
   uses.written = analysis.written(body);
+  uses.write_only = analysis.write_only(body);
   if (host) {
     uses.read_on_host = analysis.host_reads(body);
     uses.launch_writes = analysis.launch_writes(body);

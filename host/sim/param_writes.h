@@ -19,6 +19,12 @@ namespace pypto_golden::sim {
 struct ParamUses {
   // Per parameter: whether its body may write it.
   std::vector<bool> written;
+  // Per tensor parameter: whether the body at most writes it, through `write` statements on
+  // the parameter's own variable (y[...] = v): no other variable may view it, nothing reads
+  // it (its return aside), it is never reassigned, passed to a call or dumped. A pure Out
+  // such a body writes cannot read an element it did not write, so a dispatch need not
+  // poison what the kernel writes (sim/write_log.h).
+  std::vector<bool> write_only;
   // A host program's (L3; empty otherwise). Per parameter: whether its body may read it
   // outside its chip launches, that is anywhere but in the ranks (a resident tensor it does
   // not read there may stay on the ranks between dispatches).

@@ -201,6 +201,7 @@ class Loader {
     const ParamUses uses = param_uses(f, fn->host);
     for (size_t k = 0; k < fn->params.size(); ++k) {
       fn->params[k].may_be_written = uses.written[k];
+      fn->params[k].write_only = uses.write_only[k];
       if (fn->host) fn->params[k].read_on_host = uses.read_on_host[k];
     }
     for (const auto& [json_at, launch] : launches_made_)

@@ -10,6 +10,7 @@
 #include "sim/task_progress.h"
 #include "sim/task_recorder.h"
 #include "sim/task_windows.h"
+#include "sim/write_log.h"
 #include "tensor/python_repr.h"
 
 #include <c10/util/Exception.h>
@@ -320,8 +321,10 @@ void WriteStmt::exec(Frame& frame) const {
   Window w = resolve_window(target, items_, frame, text_);
   if (w.all_indexed)
     throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
-  if (w.overhangs()) assign_to_window(value_->eval(frame), w, text_);
-  else value_->eval_into(frame, w.view);
+  const WrittenCorner written =
+      w.overhangs() ? assign_to_window(value_->eval(frame), w, text_) : value_->eval_into(frame, w.view);
+  if (frame.device != nullptr)
+    if (WriteLog* log = frame.device->write_log()) log->note(w.view, written);
   // A plain variable's tensor is read whole (x[...] = t); a window or a call's result
   // recorded its own reads.
   if (value_slot_ >= 0) {

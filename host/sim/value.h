@@ -13,6 +13,10 @@
 
 namespace pypto_golden::sim {
 
+// What a write wrote of its window: the shape of the corner at the window's start, empty
+// for the whole window (what a dispatch tracks of a pure Out, sim/write_log.h).
+using WrittenCorner = std::vector<int64_t>;
+
 struct Value {
   enum class Kind : uint8_t { None, Int, Float, Bool, Str, DType, Tensor, Tuple, List };
 

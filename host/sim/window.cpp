@@ -95,11 +95,8 @@ Value Window::value(Device* device) const {
   return Value::from_tensor(tile, valid);
 }
 
-void assign_to_window(const Value& src, const Window& w, const std::string& text) {
-  if (!w.overhangs()) {
-    assign_value(src, w.view);
-    return;
-  }
+WrittenCorner assign_to_window(const Value& src, const Window& w, const std::string& text) {
+  if (!w.overhangs()) return assign_value(src, w.view);
   const at::Tensor& t = src.as_tensor("the value written");
   if (!t.sizes().equals(w.overhang_shape))
     throw KernelError("the value written has shape " + python_shape_repr(t.sizes()) + " but the window has shape " +
@@ -115,9 +112,10 @@ void assign_to_window(const Value& src, const Window& w, const std::string& text
                         "); narrow it with pl.set_validshape, or slice the window inside the tensor");
   }
   assign_value(Value::from_tensor(corner_view(t, region)), corner_view(w.view, region));
+  return region;
 }
 
-void assign_value(const Value& v, const at::Tensor& dst) {
+WrittenCorner assign_value(const Value& v, const at::Tensor& dst) {
   const at::Tensor& src = v.as_tensor("the value written");
   if (src.scalar_type() != dst.scalar_type())
     throw KernelError("the value written is " + pypto_name(src.scalar_type()) + " but the tensor is " +
@@ -128,18 +126,19 @@ void assign_value(const Value& v, const at::Tensor& dst) {
       throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) +
                         " but the window has shape " + python_shape_repr(dst.sizes()));
     copy_values(dst, src);
-    return;
+    return {};
   }
   at::Tensor region = v.valid_view();
   if (region.sizes().equals(dst.sizes())) {  // the window is the valid region
     copy_values(dst, region);
-    return;
+    return {};
   }
   if (!src.sizes().equals(dst.sizes()))
     throw KernelError("the value written has shape " + python_shape_repr(src.sizes()) + " (valid region " +
                       python_shape_repr(v.valid) + ") but the window has shape " +
                       python_shape_repr(dst.sizes()));
   copy_values(corner_view(dst, v.valid), region);
+  return v.valid;
 }
 
 }  // namespace pypto_golden::sim

@@ -50,9 +50,10 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
 // `dst[...] = src` for a tensor value: writes src's valid region. The window must have the
 // value's shape, or the shape of its valid region (then the whole window is written);
 // dtypes must be equal. Throws KernelError naming both shapes / dtypes otherwise.
-void assign_value(const Value& src, const at::Tensor& dst);
+WrittenCorner assign_value(const Value& src, const at::Tensor& dst);
 // `dst[...] = src` for a window: assign_value into the view, or for a window past the end,
 // src (of the window's shape) writes its valid region, which must lie inside the tensor.
-void assign_to_window(const Value& src, const Window& w, const std::string& text);
+// The corner is of `w.view`.
+WrittenCorner assign_to_window(const Value& src, const Window& w, const std::string& text);
 
 }  // namespace pypto_golden::sim

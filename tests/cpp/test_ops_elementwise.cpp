@@ -113,7 +113,7 @@ TEST_CASE("a result written into a window goes straight there and touches nothin
   at::Tensor y = at::zeros({4, 4});
   at::Tensor x = at::arange(8, at::kFloat).reshape({2, 4});
   at::Tensor win = y.narrow(0, 1, 2);
-  call_into("add", win, {T(x), F(1.0)});
+  CHECK(call_into("add", win, {T(x), F(1.0)}).empty());  // all of the window written
   CHECK(same(y.narrow(0, 1, 2), x + 1));
   CHECK(same(y.narrow(0, 0, 1), at::zeros({1, 4})));
   CHECK(same(y.narrow(0, 3, 1), at::zeros({1, 4})));
@@ -133,7 +133,7 @@ TEST_CASE("elementwise results keep the operand's valid region") {
   CHECK(s.valid == std::vector<int64_t>{2, 5});
   // Written into a window, only the valid region lands.
   at::Tensor y = at::zeros({4, 8});
-  call_into("mul", y, {TV(x, {2, 8}), F(3.0)});
+  CHECK(call_into("mul", y, {TV(x, {2, 8}), F(3.0)}) == std::vector<int64_t>{2, 8});  // the corner written
   CHECK(same(y.narrow(0, 0, 2), at::full({2, 8}, 3.0)));
   CHECK(same(y.narrow(0, 2, 2), at::zeros({2, 8})));
 }

@@ -37,12 +37,13 @@ inline Value call(const char* name, std::vector<Value> pos, Kw kw = {}) {
   return op(name).fn(make_args(std::move(pos), std::move(kw), name));
 }
 
-// Evaluates `name(...)` as the right side of a subscript write into `dst`.
-inline void call_into(const char* name, const at::Tensor& dst, std::vector<Value> pos, Kw kw = {}) {
+// Evaluates `name(...)` as the right side of a subscript write into `dst`; returns what it
+// wrote of it.
+inline pypto_golden::sim::WrittenCorner call_into(const char* name, const at::Tensor& dst, std::vector<Value> pos,
+                                                  Kw kw = {}) {
   const auto& d = op(name);
   REQUIRE(static_cast<bool>(d.into));
-  const bool written = d.into(make_args(std::move(pos), std::move(kw), name), dst);
-  REQUIRE(written);
+  return d.into(make_args(std::move(pos), std::move(kw), name), dst);
 }
 
 inline Value T(at::Tensor t) { return Value::from_tensor(std::move(t)); }

@@ -36,6 +36,8 @@ std::vector<bool> written(const std::string& body, int locals = 3) {
   return param_uses(function(body, locals), false).written;
 }
 
+std::vector<bool> write_only(const std::string& body) { return param_uses(function(body, 3), false).write_only; }
+
 std::vector<bool> read_on_host(const std::string& body) { return param_uses(function(body, 3), true).read_on_host; }
 
 const char* kVarX = R"({"e": "var", "slot": 0})";
@@ -111,6 +113,39 @@ TEST_CASE("slot numbers that are no slot are passed over: negative, huge, a JSON
                   R"(}, {"s": "write", "line": 2, "target": 2, "index": [], "text": "y", "value": )" + bad + "}]") ==
           std::vector<bool>{false, false, true, false});
   }
+}
+
+TEST_CASE("a parameter is write-only when the body only writes it with write statements on its own name") {
+  const auto write_y = [](const std::string& value) {
+    return R"({"s": "write", "line": 1, "target": 2, "index": [], "text": "y", "value": )" + value + "}";
+  };
+  const std::string ret_y = R"({"s": "return", "line": 9, "values": [)" + var(2) + "]}";
+  // y[...] = x + 1 in a loop's task, then return y: y is, and w (not used at all); x is read.
+  CHECK(write_only(R"([{"s": "for", "line": 1, "kind": "parallel", "var": 4, "body": [{"s": "at", "line": 2, "body": [)" +
+                   write_y(call("add", {kVarX, var(4)})) + "]}]}, " + ret_y + "]") ==
+        std::vector<bool>{false, true, true, false});
+  // Each other use of y makes it not: read on the right side, an index reading it, a view
+  // bound to another variable, passed to an op that writes it, reassigned, unpacked into,
+  // a loop variable, dumped by a task, returned as a window.
+  const std::string sub_y = R"({"e": "subscript", "base": )" + var(2) + R"(, "index": [], "text": "y"})";
+  for (const std::string& body : std::vector<std::string>{
+           "[" + write_y(call("add", {sub_y, kVarX})) + "]",
+           R"([{"s": "write", "line": 1, "target": 2, "index": [{"k": "index", "v": )" + call("dim", {var(2), kZeros}) +
+               R"(}], "text": "y", "value": )" + kVarX + "}]",
+           R"([{"s": "assign", "line": 1, "slot": 4, "value": )" + sub_y + "}, " + write_y(kVarX) + "]",
+           R"([{"s": "expr", "line": 1, "value": )" + call("store", {kVarX, kZeros, var(2)}) + "}]",
+           R"([{"s": "assign", "line": 1, "slot": 2, "value": )" + std::string(kVarX) + "}, " + write_y(kVarX) + "]",
+           R"([{"s": "unpack", "line": 1, "slots": [4, 2], "value": {"e": "tuple", "items": [)" + std::string(kVarX) +
+               ", " + kVarW + "]}}, " + write_y(kVarX) + "]",
+           std::string(R"([{"s": "for", "line": 1, "kind": "range", "var": 2, "body": []}])"),
+           R"([{"s": "at", "line": 1, "dumps": [2], "body": [)" + write_y(kVarX) + "]}]",
+           "[" + write_y(kVarX) + R"(, {"s": "return", "line": 9, "values": [)" + sub_y + "]}]",
+       }) {
+    INFO(body);
+    CHECK(write_only(body)[2] == false);
+  }
+  // A scalar parameter is never one.
+  CHECK(write_only("[]") == std::vector<bool>{true, true, true, false});
 }
 
 TEST_CASE("a host program reads a parameter outside its launches where any statement but a view binding reads it") {

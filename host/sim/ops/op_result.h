@@ -59,12 +59,12 @@ Value as_fn(const OpArgs& a) {
 }
 
 template <Impl F>
-bool as_into(const OpArgs& a, const at::Tensor& dst) {
+WrittenCorner as_into(const OpArgs& a, const at::Tensor& dst) {
   NoAutograd guard;
   Dest d(a, &dst);
   Value v = F(a, d);
-  if (!d.used_dst()) assign_value(v, dst);
-  return true;
+  if (!d.used_dst()) return assign_value(v, dst);
+  return {};
 }
 
 // A plain op function run below autograd.

@@ -16,9 +16,9 @@ struct OpDef {
   int max_args = 0;
   std::vector<std::string> keywords;  // accepted keyword names
   Value (*fn)(const OpArgs&) = nullptr;
-  // Writes the result straight into `dst`; returns false when it cannot (then the caller
-  // evaluates and copies). Optional.
-  bool (*into)(const OpArgs&, const at::Tensor& dst) = nullptr;
+  // Writes the result into `dst`, straight when it can; returns what it wrote of it.
+  // Optional (without it the caller evaluates and copies).
+  WrittenCorner (*into)(const OpArgs&, const at::Tensor& dst) = nullptr;
   // The position of the argument the op writes in place (pl.store's output_tensor, ...), -1
   // when it writes none: what tells which parameters a program may write (sim/param_writes.h).
   int writes_arg = -1;
