@@ -96,11 +96,7 @@ bool fp32_loop(const at::Tensor& out, const at::Tensor& l, const at::Tensor* r, 
   if constexpr (OP == Bin::Max || OP == Bin::Min) {
     return false;  // ATen's NaN and signed-zero rules; left to it
   } else {
-    constexpr auto arith = OP == Bin::Add   ? ops::Fp32Arith::Add
-                           : OP == Bin::Sub ? ops::Fp32Arith::Sub
-                           : OP == Bin::Mul ? ops::Fp32Arith::Mul
-                                            : ops::Fp32Arith::Div;
-    return ops::binary_fp32(arith, out, l, r, s);
+    return ops::binary_fp32(ops::fp32_arith_of<Bin, OP>(), out, l, r, s);
   }
 }
 

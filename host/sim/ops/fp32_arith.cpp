@@ -49,34 +49,32 @@ __attribute__((target("avx2"))) void row_avx2(float* o, const float* a, const fl
   for (; j < n; ++j) o[j] = apply<OP>(a[j], b ? b[j] : s);
 }
 
+// The right operand of a row loop, row i: one value (`per_row`: p[i * row_stride], else the
+// scalar s when p is null) or a row of elements at p + i * row_stride (a stride of 0
+// repeats one row: col_expand).
+struct RightOperand {
+  const float* p = nullptr;
+  int64_t row_stride = 0;
+  bool per_row = false;
+  float s = 0.0f;
+};
+
+// out = t OP b over the rows of a 1-D (one row) or 2-D t.
 template <Fp32Arith OP>
-void run(bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v) {
+void run_rows(const at::Tensor& out, const at::Tensor& t, RightOperand b) {
   static const auto line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
   float* o = out.mutable_data_ptr<float>();
   const float* a = t.const_data_ptr<float>();
-  const float* b = v.const_data_ptr<float>();
-  const int64_t rows = t.size(0), cols = t.size(1);
+  const bool one_row = t.dim() == 1;
+  const int64_t rows = one_row ? 1 : t.size(0), cols = one_row ? t.numel() : t.size(1);
+  const int64_t o_stride = one_row ? 0 : out.stride(0), a_stride = one_row ? 0 : t.stride(0);
   for (int64_t i = 0; i < rows; ++i) {
-    float* oi = o + i * out.stride(0);
-    const float* ai = a + i * t.stride(0);
-    if (row) line(oi, ai, nullptr, b[i * v.stride(0)], cols);
-    else line(oi, ai, b, 0.0f, cols);
+    const float* bi = b.p && !b.per_row ? b.p + i * b.row_stride : nullptr;
+    line(o + i * o_stride, a + i * a_stride, bi, b.per_row ? b.p[i * b.row_stride] : b.s, cols);
   }
 }
 
 bool unit_rows(const at::Tensor& x) { return x.size(1) <= 1 || x.stride(1) == 1; }
-
-template <Fp32Arith OP>
-void run_binary(const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s) {
-  static const auto line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
-  float* o = out.mutable_data_ptr<float>();
-  const float* a = t.const_data_ptr<float>();
-  const float* b = u ? u->const_data_ptr<float>() : nullptr;
-  if (t.dim() == 1) return line(o, a, b, s, t.numel());
-  const int64_t rows = t.size(0), cols = t.size(1);
-  for (int64_t i = 0; i < rows; ++i)
-    line(o + i * out.stride(0), a + i * t.stride(0), b ? b + i * u->stride(0) : nullptr, s, cols);
-}
 
 // A 1-D tensor of unit stride, or a 2-D one whose rows are; FP32, shaped like `like`.
 bool takes(const at::Tensor& x, const at::Tensor& like) {
@@ -111,7 +109,11 @@ bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor
     return false;
   if (row ? v.size(0) != t.size(0) || v.size(1) != 1 : v.size(0) != 1 || v.size(1) != t.size(1) || !unit_rows(v))
     return false;
-  with_op(op, [&](auto c) { run<decltype(c)::value>(row, out, t, v); });
+  RightOperand b;
+  b.p = v.const_data_ptr<float>();
+  b.per_row = row;
+  b.row_stride = row ? v.stride(0) : 0;
+  with_op(op, [&](auto c) { run_rows<decltype(c)::value>(out, t, b); });
   return true;
 }
 
@@ -119,7 +121,13 @@ bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const
   if (t.numel() == 0 || t.numel() > kMaxElements || !takes(t, t) || !takes(out, t) || (u && !takes(*u, t)) ||
       !in_place_or_apart(out, t) || (u && !in_place_or_apart(out, *u)))
     return false;
-  with_op(op, [&](auto c) { run_binary<decltype(c)::value>(out, t, u, s); });
+  RightOperand b;
+  b.s = s;
+  if (u != nullptr) {
+    b.p = u->const_data_ptr<float>();
+    b.row_stride = u->dim() == 1 ? 0 : u->stride(0);
+  }
+  with_op(op, [&](auto c) { run_rows<decltype(c)::value>(out, t, b); });
   return true;
 }
 

@@ -11,6 +11,12 @@ namespace pypto_golden::sim::ops {
 
 enum class Fp32Arith { Add, Sub, Mul, Div };
 
+// The Fp32Arith of member OP of an op enum that names Add, Sub and Mul (any other member: Div).
+template <typename E, E OP>
+constexpr Fp32Arith fp32_arith_of() {
+  return OP == E::Add ? Fp32Arith::Add : OP == E::Sub ? Fp32Arith::Sub : OP == E::Mul ? Fp32Arith::Mul : Fp32Arith::Div;
+}
+
 // out = t OP v, v holding one value per row (`row`: shape [R, 1]) or per column ([1, C]).
 // Returns false, writing nothing, unless all three are 2-D FP32 with out and t of one shape
 // and rows of unit stride (a column of v too). `out` may be `t` itself.

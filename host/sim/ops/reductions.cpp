@@ -105,11 +105,7 @@ Value expand(const OpArgs& a, Dest& d) {
   if (OP == Ex::ExpDif) ops::check_float(name, t, "lhs");
   at::Tensor out = d.out(t.sizes(), t.scalar_type(), {t, v}, true, t_v.fully_valid());
   if (OP == Ex::Add || OP == Ex::Sub || OP == Ex::Mul || OP == Ex::Div) {
-    constexpr auto arith = OP == Ex::Add   ? ops::Fp32Arith::Add
-                           : OP == Ex::Sub ? ops::Fp32Arith::Sub
-                           : OP == Ex::Mul ? ops::Fp32Arith::Mul
-                                           : ops::Fp32Arith::Div;
-    if (ops::expand_fp32(arith, ROW, out, t, v)) return Value::from_tensor(out, t_v.valid);
+    if (ops::expand_fp32(ops::fp32_arith_of<Ex, OP>(), ROW, out, t, v)) return Value::from_tensor(out, t_v.valid);
   }
   switch (OP) {
     case Ex::Add: at::add_out(out, t, v); break;
