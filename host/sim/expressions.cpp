@@ -171,8 +171,18 @@ Value UnaryExpr::eval(Frame& frame) const {
   throw KernelError("unary '-' needs a scalar or a tensor, got " + v.describe());
 }
 
+SubscriptExpr::SubscriptExpr(ExprPtr base, std::vector<IndexItem> items, std::string text)
+    : base_(std::move(base)), items_(std::move(items)), text_(std::move(text)) {
+  if (const auto* var = dynamic_cast<const VarExpr*>(base_.get())) base_slot_ = var->slot();
+}
+
 Value SubscriptExpr::eval(Frame& frame) const {
-  Value base = base_->eval(frame);
+  // A variable's value is not copied: the copy's reference count would be written on the
+  // tensor that the device's threads all read (x[...] in each task), a cache line they
+  // would pass back and forth.
+  Value copy;
+  const bool in_place = base_slot_ >= 0 && frame.slots[static_cast<size_t>(base_slot_)].kind != Value::Kind::None;
+  const Value& base = in_place ? frame.slots[static_cast<size_t>(base_slot_)] : (copy = base_->eval(frame));
   if (!base.is_tensor()) base.as_tensor(("the base of " + text_).c_str());  // throws, naming it
   Window w = resolve_window(base, items_, frame, text_);
   note_read(w.view, {}, {});

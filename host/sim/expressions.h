@@ -66,12 +66,12 @@ class UnaryExpr : public Expr {
 
 class SubscriptExpr : public Expr {
  public:
-  SubscriptExpr(ExprPtr base, std::vector<IndexItem> items, std::string text)
-      : base_(std::move(base)), items_(std::move(items)), text_(std::move(text)) {}
+  SubscriptExpr(ExprPtr base, std::vector<IndexItem> items, std::string text);
   Value eval(Frame& frame) const override;
 
  private:
   ExprPtr base_;
+  int base_slot_ = -1;  // the base's variable when it is a plain one (x[...]), read in place
   std::vector<IndexItem> items_;
   std::string text_;
 };

@@ -21,14 +21,16 @@ void WriteLog::mark(Tracked& t, int64_t begin, int64_t end) {
   const int64_t first = begin >> 6, last = (end - 1) >> 6;
   const uint64_t head = ~uint64_t{0} << (begin & 63);
   const uint64_t tail = ~uint64_t{0} >> (63 - ((end - 1) & 63));
-  if (first == last) {
-    t.bits[first].fetch_or(head & tail, std::memory_order_relaxed);
-    return;
-  }
-  t.bits[first].fetch_or(head, std::memory_order_relaxed);
-  // A whole word is all ones whatever another thread ORs into it at the same time.
+  // A whole word is all ones whatever another thread ORs into it at the same time: a
+  // store, cheaper than a locked OR.
+  const auto set = [&](int64_t w, uint64_t bits) {
+    if (bits == ~uint64_t{0}) t.bits[w].store(bits, std::memory_order_relaxed);
+    else t.bits[w].fetch_or(bits, std::memory_order_relaxed);
+  };
+  if (first == last) return set(first, head & tail);
+  set(first, head);
   for (int64_t w = first + 1; w < last; ++w) t.bits[w].store(~uint64_t{0}, std::memory_order_relaxed);
-  t.bits[last].fetch_or(tail, std::memory_order_relaxed);
+  set(last, tail);
 }
 
 void WriteLog::mark_box(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides, size_t dim) {
