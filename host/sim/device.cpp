@@ -79,6 +79,10 @@ void Device::copy_bytes(void* dst, const void* src, size_t bytes) {
 }
 
 void Device::fill_bytes(void* dst, int pattern, size_t bytes) {
+  if (bytes <= kChunkBytes) {  // one chunk: no hand-off (a pure Out's gaps are often a part of a row)
+    std::memset(dst, pattern, bytes);
+    return;
+  }
   for_each_chunk(bytes, [&](size_t off, size_t len) { std::memset(static_cast<char*>(dst) + off, pattern, len); });
 }
 
@@ -111,21 +115,22 @@ bool holds_pattern(const unsigned char* p, size_t width, unsigned char pattern) 
 }
 }  // namespace
 
+int Device::output_start_byte(c10::ScalarType dtype) const {
+  return options_.zero_outputs ? 0 : poison_byte(dtype);
+}
+
 void Device::poison_output(const at::Tensor& t) {
-  fill_bytes(t.data_ptr(), options_.zero_outputs ? 0 : poison_byte(t.scalar_type()), t.nbytes());
+  fill_bytes(t.data_ptr(), output_start_byte(t.scalar_type()), t.nbytes());
 }
 
 void Device::poison_unwritten(const WriteLog& log) {
   for (size_t k = 0; k < log.size(); ++k) {
     const at::Tensor& t = log.tensor(k);
-    const int byte = options_.zero_outputs ? 0 : poison_byte(t.scalar_type());
+    const int byte = output_start_byte(t.scalar_type());
     auto* base = static_cast<char*>(t.data_ptr());
     const auto width = static_cast<size_t>(t.element_size());
-    for (const auto& [begin, end] : log.unwritten(k)) {
-      const size_t bytes = static_cast<size_t>(end - begin) * width;
-      if (bytes < kChunkBytes) std::memset(base + static_cast<size_t>(begin) * width, byte, bytes);  // a gap in a row
-      else fill_bytes(base + static_cast<size_t>(begin) * width, byte, bytes);
-    }
+    for (const auto& [begin, end] : log.unwritten(k))
+      fill_bytes(base + static_cast<size_t>(begin) * width, byte, static_cast<size_t>(end - begin) * width);
   }
 }
 

@@ -108,6 +108,8 @@ class Device {
   // which the golden sizes for its own work).
   void copy_bytes(void* dst, const void* src, size_t bytes);
   void fill_bytes(void* dst, int pattern, size_t bytes);
+  // The byte a pure Out starts as: the dtype's poison, or 0 under PYPTO_SIM_OUT_INIT=zero.
+  int output_start_byte(c10::ScalarType dtype) const;
   // body(offset, length) for each chunk of [0, bytes), chunks spread over the workers.
   void for_each_chunk(size_t bytes, const std::function<void(size_t, size_t)>& body);
 

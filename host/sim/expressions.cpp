@@ -35,10 +35,6 @@ Value VarExpr::eval(Frame& frame) const {
   return v;
 }
 
-WrittenCorner VarExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
-  return assign_into(eval(frame), dst);
-}
-
 namespace {
 
 int64_t floor_div(int64_t a, int64_t b) {

@@ -27,7 +27,6 @@ class VarExpr : public Expr {
   int slot() const { return slot_; }
   Value eval(Frame& frame) const override;
   bool writes_nothing() const override { return true; }
-  WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const override;
 
  private:
   int slot_;

@@ -73,8 +73,8 @@ TEST_CASE("the write log is exact when threads note neighbouring elements that s
 
 namespace {
 
-// y[2*r : 2*r + 2, c0 : c0 + 3] = x[...] + 1 for r in pl.parallel(0, 3), a [6, 8] fp32 y
-// and `extra` statements after the loop; `y_write_only` decides whether y is also read.
+// y[2*r : 2*r + 2, 2:5] = w[...] + 1 for r in pl.parallel(0, 3), a [6, 8] fp32 y, where w is
+// x when `y_write_only`, else y itself (then y is also read).
 std::string window_program(bool y_write_only) {
   const std::string lo = R"({"e": "binop", "op": "mul", "lhs": {"e": "var", "slot": 2}, "rhs": {"e": "const", "dtype": "int64", "v": 2}})";
   const std::string hi = R"({"e": "binop", "op": "add", "lhs": )" + lo + R"(, "rhs": {"e": "const", "dtype": "int64", "v": 2}})";
