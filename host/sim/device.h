@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sim/device_memory.h"
+#include "sim/strided_view.h"
 #include "sim/thread_pool.h"
 
 #include <ATen/core/Tensor.h>
@@ -98,6 +99,19 @@ class Device {
   void set_write_log(WriteLog* log) { write_log_ = log; }
   WriteLog* write_log() const { return write_log_; }
 
+  // While a dispatch runs: the storages of its arguments, which outlive every window the
+  // kernel cuts of them, so that windows borrow them (sim/strided_view.h); empty otherwise.
+  void set_dispatch_storages(std::vector<const c10::StorageImpl*> storages) {
+    dispatch_storages_ = std::move(storages);
+  }
+  // How a window of `base` cut by the running kernel holds its storage.
+  Ownership window_ownership(const at::Tensor& base) const {
+    const c10::StorageImpl* s = base.storage().unsafeGetStorageImpl();
+    for (const c10::StorageImpl* each : dispatch_storages_)
+      if (each == s) return Ownership::Borrowed;
+    return Ownership::Shared;
+  }
+
   // While a dispatch records its tasks (the chip swimlane): where they go; null otherwise.
   void set_recorder(TaskRecorder* recorder) { recorder_ = recorder; }
   TaskRecorder* recorder() const { return recorder_; }
@@ -116,6 +130,7 @@ class Device {
   DeviceOptions options_;
   TaskRecorder* recorder_ = nullptr;
   WriteLog* write_log_ = nullptr;
+  std::vector<const c10::StorageImpl*> dispatch_storages_;
   ThreadPool pool_;
   std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};

@@ -143,6 +143,19 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
       Logging(Device& d, WriteLog& log) : device(d) { device.set_write_log(log.empty() ? nullptr : &log); }
       ~Logging() { device.set_write_log(nullptr); }
     } logging(device, unwritten);
+    // The arguments' storages live until this function returns, beyond every window of
+    // them (the frame's values do not leave it). Not with a recorder, which keeps windows
+    // past the run, nor for an L3 program, whose ranks' devices cut their own.
+    struct Borrowing {
+      Device& device;
+      Borrowing(Device& d, const std::vector<at::Tensor>& tensors, bool on) : device(d) {
+        std::vector<const c10::StorageImpl*> storages;
+        for (const at::Tensor& t : tensors)
+          if (on && t.defined() && t.has_storage()) storages.push_back(t.storage().unsafeGetStorageImpl());
+        device.set_dispatch_storages(std::move(storages));
+      }
+      ~Borrowing() { device.set_dispatch_storages({}); }
+    } borrowing(device, device_tensors, domain == nullptr && options.recorder == nullptr);
     try {
       run_block(fn.body, frame);
     } catch (...) {

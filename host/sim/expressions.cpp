@@ -183,7 +183,7 @@ Value SubscriptExpr::eval(Frame& frame) const {
   Window w = resolve_window(base, items_, frame, text_);
   note_read(w.view, {}, {});
   if (w.all_indexed) return element_value(w.view);
-  return w.value(frame.device);
+  return std::move(w).value(frame.device);
 }
 
 CallExpr::CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::pair<std::string, ExprPtr>> kwargs)

@@ -1,21 +1,46 @@
 #include "sim/strided_view.h"
 
 #include <c10/core/TensorImpl.h>
+#include <c10/util/MaybeOwned.h>
 #include <c10/util/SmallVector.h>
 
 #include <vector>
 
 namespace pypto_golden::sim {
+namespace {
+
+// A view holding its storage without a reference: made and dropped without touching the
+// storage's count. Copies of its storage (ATen's own views of it) are counted as usual.
+class BorrowedViewImpl final : public c10::TensorImpl {
+ public:
+  BorrowedViewImpl(const c10::Storage& storage, c10::DispatchKeySet keys, caffe2::TypeMeta dtype)
+      : TensorImpl(VIEW, c10::MaybeOwnedTraits<c10::Storage>::createBorrow(storage), keys, dtype) {}
+  ~BorrowedViewImpl() override { forget_storage(); }
+  // Instead of TensorImpl's, which drops the storage (when weak references keep the object).
+  void release_resources() override { forget_storage(); }
+
+ private:
+  void forget_storage() {
+    if (storage_) (void)storage_.unsafeReleaseStorageImpl();
+  }
+};
+
+}  // namespace
 
 at::Tensor strided_view(const at::Tensor& base, at::IntArrayRef sizes, at::IntArrayRef strides,
-                        int64_t storage_offset) {
-  auto impl = c10::make_intrusive<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(base.storage()),
-                                                   base.key_set(), base.dtype());
+                        int64_t storage_offset, Ownership ownership) {
+  c10::intrusive_ptr<c10::TensorImpl> impl;
+  if (ownership == Ownership::Borrowed)
+    impl = c10::make_intrusive<BorrowedViewImpl>(base.storage(), base.key_set(), base.dtype());
+  else
+    impl = c10::make_intrusive<c10::TensorImpl>(c10::TensorImpl::VIEW, c10::Storage(base.storage()), base.key_set(),
+                                                base.dtype());
   impl->set_sizes_and_strides(sizes, strides, storage_offset);
   return at::Tensor(std::move(impl));
 }
 
-at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extent) {
+at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extent,
+                       Ownership ownership) {
   c10::SmallVector<int64_t, 6> sizes(base.sizes().begin(), base.sizes().end());
   int64_t storage_offset = base.storage_offset();
   bool whole = true;
@@ -26,7 +51,7 @@ at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntAr
     sizes[k] = extent[k];
   }
   if (whole) return base;
-  return strided_view(base, sizes, base.strides(), storage_offset);
+  return strided_view(base, sizes, base.strides(), storage_offset, ownership);
 }
 
 at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent) {
@@ -38,11 +63,11 @@ at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent) {
 
 bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
   if (!a.defined() || !b.defined() || !a.has_storage() || !b.has_storage()) return false;
-  if (!a.storage().is_alias_of(b.storage())) return false;
   if (a.numel() == 0 || b.numel() == 0) return false;
-  // Same buffer: disjoint byte ranges cannot overlap (windows of one tensor side by side).
   const char* a0 = static_cast<const char*>(a.const_data_ptr());
   const char* b0 = static_cast<const char*>(b.const_data_ptr());
+  // No bytes (a meta tensor standing for a handed-over output): only its own storage.
+  if (a0 == nullptr || b0 == nullptr) return a.storage().is_alias_of(b.storage());
   auto extent = [](const at::Tensor& t) {
     int64_t last = 0;
     for (int64_t k = 0; k < t.dim(); ++k) last += (t.size(k) - 1) * t.stride(k);

@@ -7,20 +7,28 @@
 
 namespace pypto_golden::sim {
 
+// Whether a view shares in owning its storage. Each owner writes the storage's reference
+// count when it is made and dropped, a cache line that the device's threads pass back and
+// forth when all of them cut windows of one tensor. A Borrowed view does not: only for a
+// storage that outlives every view made of it (Device::outlives_dispatch).
+enum class Ownership : bool { Shared, Borrowed };
+
 // A view of `base`'s storage with the given geometry (no autograd tracking: simulator
 // tensors never require grad). The caller guarantees the view stays inside the storage.
 at::Tensor strided_view(const at::Tensor& base, at::IntArrayRef sizes, at::IntArrayRef strides,
-                        int64_t storage_offset);
+                        int64_t storage_offset, Ownership ownership = Ownership::Shared);
 
 // base[offset[0] : offset[0] + extent[0], ...] over the leading offset.size() axes; `base`
 // itself when the window is the whole tensor. The caller has checked the bounds.
-at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extent);
+at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntArrayRef extent,
+                       Ownership ownership = Ownership::Shared);
 
 // The [0, extent) corner of `base` over the leading extent.size() axes.
 at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent);
 
-// Whether two tensors may share memory: the same buffer and overlapping byte ranges
-// (windows side by side in one tensor do not).
+// Whether two tensors may share memory: overlapping byte ranges (windows side by side in
+// one tensor do not). Distinct buffers never overlap in the address space, so the ranges
+// alone decide; two tensors sharing bytes copy-on-write count as sharing.
 bool shares_memory(const at::Tensor& a, const at::Tensor& b);
 
 }  // namespace pypto_golden::sim

@@ -13,6 +13,7 @@
 #include <c10/util/SmallVector.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace pypto_golden::sim {
 
@@ -32,10 +33,7 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
   w.all_indexed = static_cast<int64_t>(items.size()) == rank;
   // The window's geometry, built axis by axis and turned into one view at the end: `sizes`
   // are the view's (cut at the tensor's end), `shape` the window's as written.
-  c10::SmallVector<int64_t, 6> sizes, strides;
-  std::vector<int64_t> shape, valid;
-  shape.reserve(static_cast<size_t>(rank));
-  valid.reserve(static_cast<size_t>(rank));
+  c10::SmallVector<int64_t, 6> sizes, strides, shape, valid;  // on the stack: a window is cut per op
   bool overhang = false;
   int64_t offset = tensor.storage_offset();
   bool whole = true;  // every item is a full slice: the window is the tensor itself
@@ -76,15 +74,16 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
     shape.push_back(tensor.size(k));
     valid.push_back(base.fully_valid() ? tensor.size(k) : base.valid[static_cast<size_t>(k)]);
   }
-  w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset);
+  const Ownership ownership = frame.device ? frame.device->window_ownership(tensor) : Ownership::Shared;
+  w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset, ownership);
   if (w.all_indexed) return w;
-  if (overhang) w.overhang_shape = shape;
-  if (valid != shape) w.valid = std::move(valid);
+  if (overhang) w.overhang_shape.assign(shape.begin(), shape.end());
+  if (valid != shape) w.valid.assign(valid.begin(), valid.end());
   return w;
 }
 
-Value Window::value(Device* device) const {
-  if (!overhangs()) return Value::from_tensor(view, valid);
+Value Window::value(Device* device) && {
+  if (!overhangs()) return Value::from_tensor(std::move(view), std::move(valid));
   const at::TensorOptions opts = at::TensorOptions().dtype(view.scalar_type());
   at::Tensor tile = device ? device->allocate(overhang_shape, view.scalar_type()) : at::empty(overhang_shape, opts);
   {
@@ -92,7 +91,7 @@ Value Window::value(Device* device) const {
     tile.zero_();
     copy_values(corner_view(tile, view.sizes().vec()), view);
   }
-  return Value::from_tensor(tile, valid);
+  return Value::from_tensor(std::move(tile), std::move(valid));
 }
 
 WrittenCorner assign_to_window(const Value& src, const Window& w, const std::string& text) {

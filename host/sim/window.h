@@ -36,7 +36,8 @@ struct Window {
   bool overhangs() const { return !overhang_shape.empty(); }
   // The window as a tensor value (carrying its valid region): the view itself, or for a
   // window past the end a new tile on `device` (null = host memory) of the window's shape.
-  Value value(Device* device) const;
+  // Moves the view and the region out of the window.
+  Value value(Device* device) &&;
 };
 
 // Resolves `tensor[items]`; `text` is the subscript's source text for messages. Throws

@@ -23,6 +23,8 @@ using pypto_golden::sim::corner_view;
 using pypto_golden::sim::Device;
 using pypto_golden::sim::DeviceMemory;
 using pypto_golden::sim::DeviceOptions;
+using pypto_golden::sim::Ownership;
+using pypto_golden::sim::shares_memory;
 using pypto_golden::sim::strided_view;
 using pypto_golden::sim::window_view;
 using pypto_golden::sim::simulated_device;
@@ -139,6 +141,81 @@ TEST_CASE("strided_view / window_view / corner_view match ATen's narrow and shar
   at::Tensor scalar = strided_view(x, {}, {}, 7);
   CHECK(scalar.dim() == 0);
   CHECK(scalar.item<float>() == 7.0f);
+}
+
+TEST_CASE("a borrowed view is no owner of its storage; ATen's views of it are") {
+  at::Tensor x = at::arange(60, at::kFloat).reshape({3, 4, 5});
+  const size_t owners = x.storage().use_count();
+  {
+    at::Tensor shared = window_view(x, {1, 2}, {2, 2});
+    CHECK(x.storage().use_count() == owners + 1);
+  }
+  CHECK(x.storage().use_count() == owners);
+  {
+    at::Tensor w = window_view(x, {1, 2}, {2, 2}, Ownership::Borrowed);
+    CHECK(x.storage().use_count() == owners);
+    CHECK(same(w, x.narrow(0, 1, 2).narrow(1, 2, 2)));
+    w.fill_(-1.0f);
+    CHECK(x[2][3][4].item<float>() == -1.0f);
+    {
+      at::Tensor t = w.transpose(0, 1);  // ATen's view copies the storage: a counted owner
+      CHECK(x.storage().use_count() == owners + 1);
+      at::Tensor again = w;  // another reference to the borrowed view itself
+      CHECK(x.storage().use_count() == owners + 1);
+    }
+    CHECK(x.storage().use_count() == owners);
+    at::Tensor col = strided_view(x, {3}, {20}, 4, Ownership::Borrowed);
+    CHECK(same(col, x.select(1, 0).select(1, 4)));
+  }
+  CHECK(x.storage().use_count() == owners);
+}
+
+TEST_CASE("a borrowed window of a copy-on-write upload writes the device's own copy") {
+  DeviceOptions options;
+  options.threads = 1;
+  Device device(0, options);
+  at::Tensor host = at::randn({16, 8});
+  const at::Tensor before = host.clone();
+  at::Tensor dev = device.upload(host, /*share=*/true);
+  at::Tensor row = window_view(dev, {2, 0}, {1, 8}, Ownership::Borrowed);
+  copy_values(row, at::full({1, 8}, 5.0f));  // the first write copies the storage's bytes
+  CHECK_FALSE(pypto_golden::still_shared(dev, host));
+  CHECK(same(host, before));
+  CHECK(dev[2].eq(5.0f).all().item<bool>());
+  CHECK(address(row.const_data_ptr()) == address(dev[2].const_data_ptr()));
+}
+
+TEST_CASE("a device's windows borrow only the storages its running dispatch keeps") {
+  DeviceOptions options;
+  options.threads = 1;
+  Device device(0, options);
+  at::Tensor kept = at::zeros({4, 4}), other = at::zeros({4, 4});
+  CHECK(device.window_ownership(kept) == Ownership::Shared);
+  device.set_dispatch_storages({kept.storage().unsafeGetStorageImpl()});
+  CHECK(device.window_ownership(kept) == Ownership::Borrowed);
+  CHECK(device.window_ownership(window_view(kept, {1}, {2})) == Ownership::Borrowed);  // same storage
+  CHECK(device.window_ownership(other) == Ownership::Shared);
+  device.set_dispatch_storages({});
+  CHECK(device.window_ownership(kept) == Ownership::Shared);
+}
+
+TEST_CASE("shares_memory: overlapping bytes, whichever tensors hold them") {
+  at::Tensor x = at::zeros({4, 8}), y = at::zeros({4, 8});
+  CHECK_FALSE(shares_memory(x, y));
+  CHECK(shares_memory(x, x));
+  CHECK(shares_memory(window_view(x, {1}, {2}), window_view(x, {2}, {2})));
+  CHECK_FALSE(shares_memory(window_view(x, {0}, {2}), window_view(x, {2}, {2})));  // side by side
+  CHECK_FALSE(shares_memory(window_view(x, {0}, {0}), x));                         // empty
+  // Copy-on-write: the same bytes until one side writes.
+  at::Tensor lazy = pypto_golden::lazy_copy(x);
+  CHECK(shares_memory(lazy, x));
+  lazy.fill_(1.0f);
+  CHECK_FALSE(shares_memory(lazy, x));
+  // Meta tensors have no bytes: only their own storage counts.
+  at::Tensor m = at::empty({4}, at::TensorOptions().device(at::kMeta));
+  at::Tensor n = at::empty({4}, at::TensorOptions().device(at::kMeta));
+  CHECK_FALSE(shares_memory(m, n));
+  CHECK(shares_memory(m, m));
 }
 
 TEST_CASE("copy_values copies tiles between windows exactly, whatever the layout") {

@@ -114,7 +114,7 @@ Value slice(const OpArgs& a, Dest&) {
     view = ops::new_tensor(a, shape, x.scalar_type());
     copy_window(view, x, offset, valid, pad ? ops::pad_scalar(a, *pad, x.scalar_type()) : c10::Scalar(int64_t(0)));
   } else {
-    view = window_view(x, offset, shape);
+    view = window_view(x, offset, shape, a.window_ownership(x));
   }
   if (const Value* dd = a.option("drop_dims")) {
     std::vector<int64_t> drops = a.as_int_list(*dd, "drop_dims");
@@ -262,7 +262,7 @@ Value load(const OpArgs& a, Dest& d) {
   const bool full = is_full(valid, shape);
   note_read(x, offset, valid);
   // Fully valid, the copy would hold exactly the window's bytes.
-  if (a.transient && full) return Value::from_tensor(window_view(x, offset, shape));
+  if (a.transient && full) return Value::from_tensor(window_view(x, offset, shape, a.window_ownership(x)));
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
   return Value::from_tensor(out, std::move(valid));
@@ -288,7 +288,8 @@ bool atomic_add(const OpArgs& a) {
 // batched matmul's [1, M, N] result assembled into an [M', N'] tensor): they are dropped.
 // Returns the extents written, per axis of `target`.
 std::vector<int64_t> write_region(const char* op, const Value& given_src, const at::Tensor& target,
-                                  const std::vector<int64_t>& offset, const std::vector<int64_t>* limit, bool atomic) {
+                                  const std::vector<int64_t>& offset, const std::vector<int64_t>* limit, bool atomic,
+                                  Ownership ownership) {
   const int64_t rank = target.dim();
   Value src_v = given_src;
   if (given_src.tensor.dim() > rank) {
@@ -337,7 +338,7 @@ std::vector<int64_t> write_region(const char* op, const Value& given_src, const 
     extents[uk] = extent;
   }
   note_write(target, offset, extents);
-  at::Tensor dst = window_view(target, offset, extents);
+  at::Tensor dst = window_view(target, offset, extents, ownership);
   at::Tensor from = corner_view(src, region);
   if (lead) dst = dst.reshape(from.sizes());  // drop the leading unit axes (a view)
   if (atomic) {
@@ -358,7 +359,8 @@ Value store(const OpArgs& a) {
   std::vector<int64_t> shapes;
   const Value* s = a.optional(3, "shapes");
   if (s) shapes = a.as_int_list(*s, "shapes");
-  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add(a));
+  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add(a),
+               a.window_ownership(out.tensor));
   return out;
 }
 
@@ -368,7 +370,8 @@ Value assemble(const OpArgs& a) {
   const Value& source = a.tensor(1, "source");
   std::vector<int64_t> offset =
       fixed_rank_list(a, a.required(2, "offset"), "offset", target.tensor.dim());
-  const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a));
+  const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a),
+                                                      a.window_ownership(target.tensor));
   // In the orchestration PyPTO makes the source a view of this window of the target: the
   // task that made the source wrote the target's window.
   if (TaskRecorder* r = graph_recorder(a.device); r && !in_task())
