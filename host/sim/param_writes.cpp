@@ -163,8 +163,37 @@ class Analysis {
     }
   }
 
-  // The parameters a block uses other than as the target of `write`: read (a return's
-  // values aside, which a dispatch drops), assigned, or dumped by a task.
+  // `pl.store(t, offsets, y)` or `y = pl.assemble(y, src, offsets)` without an atomic add:
+  // a statement that writes a window of parameter variable y and reads nothing of it (the
+  // op's result, y itself, is assigned back to y or dropped). The argument that is y's
+  // variable, or -1.
+  int64_t stored_target(const json& st) const {
+    const std::string s = st.value("s", std::string());
+    if ((s != "assign" && s != "expr") || !st.contains("value")) return -1;
+    const json& call = st.at("value");
+    if (!call.is_object() || call.value("e", std::string()) != "call" || !call.contains("args")) return -1;
+    const std::string op = call.value("op", std::string());
+    const int64_t target = op == "store" ? 2 : op == "assemble" ? 0 : -1;
+    const json& args = call.at("args");
+    if (target < 0 || !args.is_array() || args.size() <= static_cast<size_t>(target)) return -1;
+    const json& arg = args[static_cast<size_t>(target)];
+    if (!arg.is_object() || arg.value("e", std::string()) != "var" || !arg.contains("slot")) return -1;
+    const int64_t k = slot_index(arg.at("slot"), aliases_.size());
+    if (k < 0 || static_cast<size_t>(k) >= params_) return -1;
+    if (s == "assign" && slot_index(st.at("slot"), aliases_.size()) != k) return -1;
+    if (call.contains("kwargs") && call.at("kwargs").is_object() && call.at("kwargs").contains("atomic")) {
+      const json& atomic = call.at("kwargs").at("atomic");  // an atomic add reads the target
+      const std::string v = atomic.value("v", std::string());
+      const bool none = atomic.value("dtype", std::string()) == "none" || v == "AtomicType.None_" ||
+                        v == "AtomicType.None";
+      if (!none) return -1;
+    }
+    return target;
+  }
+
+  // The parameters a block uses other than as the target of `write` or of a store
+  // (stored_target): read (a return's values aside, which a dispatch drops), assigned, or
+  // dumped by a task.
   void collect_uses(const json& block, Params& used) const {
     const auto mark = [&](const json& s) {
       const int64_t k = slot_index(s, aliases_.size());
@@ -172,6 +201,14 @@ class Analysis {
     };
     for (const auto& st : block) {
       const std::string s = st.value("s", std::string());
+      if (const int64_t target = stored_target(st); target >= 0) {
+        const json& call = st.at("value");
+        const json& args = call.at("args");
+        for (size_t k = 0; k < args.size(); ++k)
+          if (static_cast<int64_t>(k) != target) add_reads(args[k], used);
+        if (call.contains("kwargs")) add_reads(call.at("kwargs"), used);
+        continue;
+      }
       if (s == "assign") mark(st.at("slot"));
       if (s == "for") mark(st.at("var"));
       if (s == "unpack")

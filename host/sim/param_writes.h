@@ -20,8 +20,10 @@ struct ParamUses {
   // Per parameter: whether its body may write it.
   std::vector<bool> written;
   // Per tensor parameter: whether the body at most writes it, through `write` statements on
-  // the parameter's own variable (y[...] = v): no other variable may view it, nothing reads
-  // it (its return aside), it is never reassigned, passed to a call or dumped. A pure Out
+  // the parameter's own variable (y[...] = v) and stores into it (pl.store(t, offsets, y),
+  // y = pl.assemble(y, src, offsets), neither an atomic add): no other variable may view it,
+  // nothing reads it (its return aside), it is never otherwise reassigned, passed to a call
+  // or dumped. A pure Out
   // such a body writes cannot read an element it did not write, so a dispatch need not
   // poison what the kernel writes (sim/write_log.h).
   std::vector<bool> write_only;

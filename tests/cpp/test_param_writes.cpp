@@ -115,7 +115,7 @@ TEST_CASE("slot numbers that are no slot are passed over: negative, huge, a JSON
   }
 }
 
-TEST_CASE("a parameter is write-only when the body only writes it with write statements on its own name") {
+TEST_CASE("a parameter is write-only when the body only writes it with write statements or stores on its own name") {
   const auto write_y = [](const std::string& value) {
     return R"({"s": "write", "line": 1, "target": 2, "index": [], "text": "y", "value": )" + value + "}";
   };
@@ -124,22 +124,42 @@ TEST_CASE("a parameter is write-only when the body only writes it with write sta
   CHECK(write_only(R"([{"s": "for", "line": 1, "kind": "parallel", "var": 4, "body": [{"s": "at", "line": 2, "body": [)" +
                    write_y(call("add", {kVarX, var(4)})) + "]}]}, " + ret_y + "]") ==
         std::vector<bool>{false, true, true, false});
+  // pl.store(x, [0], y) and y = pl.assemble(y, x, [0]) write y's window and read nothing of it.
+  const std::string store_y = R"({"s": "expr", "line": 1, "value": )" + call("store", {kVarX, kZeros, var(2)}) + "}";
+  const std::string assemble_y =
+      R"({"s": "assign", "line": 1, "slot": 2, "value": )" + call("assemble", {var(2), kVarX, kZeros}) + "}";
+  const auto with_atomic = [](std::string statement, const std::string& member) {
+    const std::string empty = R"("kwargs": {})";
+    statement.replace(statement.find(empty), empty.size(),
+                      R"("kwargs": {"atomic": {"e": "const", "dtype": "str", "v": "AtomicType.)" + member + R"("}})");
+    return statement;
+  };
+  for (const std::string& body : {"[" + store_y + ", " + ret_y + "]", "[" + assemble_y + ", " + ret_y + "]",
+                                  "[" + with_atomic(store_y, "None_") + "]"}) {
+    INFO(body);
+    CHECK(write_only(body) == std::vector<bool>{false, true, true, false});
+  }
   // Each other use of y makes it not: read on the right side, an index reading it, a view
   // bound to another variable, passed to an op that writes it, reassigned, unpacked into,
-  // a loop variable, dumped by a task, returned as a window.
+  // a loop variable, dumped by a task, returned as a window; an atomic add's store (it reads
+  // what it adds to), an assemble into y bound to another name, a store of y's own window.
   const std::string sub_y = R"({"e": "subscript", "base": )" + var(2) + R"(, "index": [], "text": "y"})";
   for (const std::string& body : std::vector<std::string>{
            "[" + write_y(call("add", {sub_y, kVarX})) + "]",
            R"([{"s": "write", "line": 1, "target": 2, "index": [{"k": "index", "v": )" + call("dim", {var(2), kZeros}) +
                R"(}], "text": "y", "value": )" + kVarX + "}]",
            R"([{"s": "assign", "line": 1, "slot": 4, "value": )" + sub_y + "}, " + write_y(kVarX) + "]",
-           R"([{"s": "expr", "line": 1, "value": )" + call("store", {kVarX, kZeros, var(2)}) + "}]",
+           R"([{"s": "expr", "line": 1, "value": )" + call("matmul_acc", {var(2), kVarX, kVarW}) + "}]",
            R"([{"s": "assign", "line": 1, "slot": 2, "value": )" + std::string(kVarX) + "}, " + write_y(kVarX) + "]",
            R"([{"s": "unpack", "line": 1, "slots": [4, 2], "value": {"e": "tuple", "items": [)" + std::string(kVarX) +
                ", " + kVarW + "]}}, " + write_y(kVarX) + "]",
            std::string(R"([{"s": "for", "line": 1, "kind": "range", "var": 2, "body": []}])"),
            R"([{"s": "at", "line": 1, "dumps": [2], "body": [)" + write_y(kVarX) + "]}]",
            "[" + write_y(kVarX) + R"(, {"s": "return", "line": 9, "values": [)" + sub_y + "]}]",
+           "[" + with_atomic(store_y, "Add") + "]",
+           "[" + with_atomic(assemble_y, "Add") + "]",
+           R"([{"s": "assign", "line": 1, "slot": 4, "value": )" + call("assemble", {var(2), kVarX, kZeros}) + "}]",
+           R"([{"s": "expr", "line": 1, "value": )" + call("store", {sub_y, kZeros, var(2)}) + "}]",
        }) {
     INFO(body);
     CHECK(write_only(body)[2] == false);

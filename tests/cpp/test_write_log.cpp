@@ -73,9 +73,17 @@ TEST_CASE("the write log is exact when threads note neighbouring elements that s
 
 namespace {
 
-// y[2*r : 2*r + 2, 2:5] = w[...] + 1 for r in pl.parallel(0, 3), a [6, 8] fp32 y, where w is
-// x when `y_write_only`, else y itself (then y is also read).
-std::string window_program(bool y_write_only) {
+// How the kernel below writes its Out y.
+enum class Writes {
+  Statement,         // y[2*r : 2*r + 2, 2:5] = x[...] + 1
+  StatementReadingY, // y[2*r : 2*r + 2, 2:5] = y[...] + 1: y is also read, not write-only
+  Assemble,          // y = pl.assemble(y, x[...] + 1, [2*r, 2])
+  Store,             // pl.store(x[...] + 1, [2*r, 2], y)
+};
+
+// For r in pl.parallel(0, 3), a [6, 8] fp32 y's window [2*r : 2*r + 2, 2:5] gets the same
+// window of x (or of y) plus 1, written as `writes` says.
+std::string window_program(Writes writes) {
   const std::string lo = R"({"e": "binop", "op": "mul", "lhs": {"e": "var", "slot": 2}, "rhs": {"e": "const", "dtype": "int64", "v": 2}})";
   const std::string hi = R"({"e": "binop", "op": "add", "lhs": )" + lo + R"(, "rhs": {"e": "const", "dtype": "int64", "v": 2}})";
   const std::string rows = R"({"k": "slice", "lo": )" + lo + R"(, "hi": )" + hi + "}";
@@ -86,7 +94,20 @@ std::string window_program(bool y_write_only) {
     w.replace(w.find("%d"), 2, std::to_string(slot));
     return w;
   };
-  const std::string value = y_write_only ? of(0) : of(1);  // y's own window read back: not write-only
+  const std::string value = R"({"e": "call", "op": "add", "args": [)" + of(writes == Writes::StatementReadingY ? 1 : 0) +
+                            R"(, {"e": "const", "dtype": "fp32", "v": 1.0}], "kwargs": {}})";
+  const std::string offsets = R"({"e": "list", "items": [)" + lo + R"(, {"e": "const", "dtype": "int64", "v": 2}]})";
+  const std::string y = R"({"e": "var", "slot": 1})";
+  std::string write;
+  if (writes == Writes::Assemble)
+    write = R"({"s": "assign", "line": 4, "slot": 1, "value": {"e": "call", "op": "assemble", "args": [)" + y + ", " +
+            value + ", " + offsets + R"(], "kwargs": {}}})";
+  else if (writes == Writes::Store)
+    write = R"({"s": "expr", "line": 4, "value": {"e": "call", "op": "store", "args": [)" + value + ", " + offsets +
+            ", " + y + R"(], "kwargs": {}}})";
+  else
+    write = R"({"s": "write", "line": 4, "target": 1, "text": "y[...]", "index": [)" + rows + ", " + cols +
+            R"(], "value": )" + value + "}";
   return R"({"format": "pypto-golden-sim", "version": 1, "source_file": "/k/w.py", "entry": "k",
    "functions": [{"name": "k", "line": 1,
      "params": [{"name": "x", "kind": "tensor", "direction": "In", "shape": [6, 8], "dtype": "fp32"},
@@ -96,19 +117,19 @@ std::string window_program(bool y_write_only) {
        {"s": "for", "line": 2, "kind": "parallel", "var": 2,
         "start": {"e": "const", "dtype": "int64", "v": 0}, "stop": {"e": "const", "dtype": "int64", "v": 3},
         "step": {"e": "const", "dtype": "int64", "v": 1},
-        "body": [{"s": "at", "line": 3, "name": "t", "body": [
-          {"s": "write", "line": 4, "target": 1, "text": "y[...]", "index": [)" + rows + ", " + cols + R"(],
-           "value": {"e": "call", "op": "add", "args": [)" + value + R"(, {"e": "const", "dtype": "fp32", "v": 1.0}], "kwargs": {}}}]}]},
+        "body": [{"s": "at", "line": 3, "name": "t", "body": [)" + write + R"(]}]},
        {"s": "return", "line": 5, "values": [{"e": "var", "slot": 1}]}]}]})";
 }
 
 }  // namespace
 
 TEST_CASE("a dispatch leaves a write-only Out's written windows alone and poisons the rest, as when it filled all first") {
+  // Written by write statements, pl.assemble or pl.store alike.
   using namespace pypto_golden::sim;
-  for (bool write_only : {true, false}) {
-    INFO("write-only: ", write_only);
-    auto prog = parse_program(window_program(write_only), "mem");
+  for (Writes writes : {Writes::Statement, Writes::StatementReadingY, Writes::Assemble, Writes::Store}) {
+    const bool write_only = writes != Writes::StatementReadingY;
+    INFO("writes: ", static_cast<int>(writes));
+    auto prog = parse_program(window_program(writes), "mem");
     REQUIRE(prog->entry().params[1].write_only == write_only);
     at::Tensor x = at::arange(48, at::kFloat).reshape({6, 8});
     for (bool in_place : {false, true}) {

@@ -12,6 +12,7 @@
 #include "sim/task_ids.h"
 #include "sim/task_windows.h"
 #include "sim/tensor_copy.h"
+#include "sim/write_log.h"
 
 #include <ATen/TensorUtils.h>
 
@@ -289,7 +290,7 @@ bool atomic_add(const OpArgs& a) {
 // Returns the extents written, per axis of `target`.
 std::vector<int64_t> write_region(const char* op, const Value& given_src, const at::Tensor& target,
                                   const std::vector<int64_t>& offset, const std::vector<int64_t>* limit, bool atomic,
-                                  Ownership ownership) {
+                                  Device* device) {
   const int64_t rank = target.dim();
   Value src_v = given_src;
   if (given_src.tensor.dim() > rank) {
@@ -338,15 +339,18 @@ std::vector<int64_t> write_region(const char* op, const Value& given_src, const 
     extents[uk] = extent;
   }
   note_write(target, offset, extents);
-  at::Tensor dst = window_view(target, offset, extents, ownership);
+  const at::Tensor window =
+      window_view(target, offset, extents, device ? device->window_ownership(target) : Ownership::Shared);
   at::Tensor from = corner_view(src, region);
-  if (lead) dst = dst.reshape(from.sizes());  // drop the leading unit axes (a view)
+  const at::Tensor dst = lead ? window.reshape(from.sizes()) : window;  // without the leading unit axes (a view)
   if (atomic) {
     std::lock_guard<std::mutex> lock(atomic_lock(target.storage().data()));
     dst.add_(from);
   } else {
     copy_values(dst, from);
   }
+  if (device != nullptr)
+    if (WriteLog* log = device->write_log()) log->note(window, {});
   return extents;
 }
 
@@ -359,8 +363,7 @@ Value store(const OpArgs& a) {
   std::vector<int64_t> shapes;
   const Value* s = a.optional(3, "shapes");
   if (s) shapes = a.as_int_list(*s, "shapes");
-  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add(a),
-               a.window_ownership(out.tensor));
+  write_region("store", tile, out.tensor, offset, s ? &shapes : nullptr, atomic_add(a), a.device);
   return out;
 }
 
@@ -370,8 +373,7 @@ Value assemble(const OpArgs& a) {
   const Value& source = a.tensor(1, "source");
   std::vector<int64_t> offset =
       fixed_rank_list(a, a.required(2, "offset"), "offset", target.tensor.dim());
-  const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a),
-                                                      a.window_ownership(target.tensor));
+  const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a), a.device);
   // In the orchestration PyPTO makes the source a view of this window of the target: the
   // task that made the source wrote the target's window.
   if (TaskRecorder* r = graph_recorder(a.device); r && !in_task())
