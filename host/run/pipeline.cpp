@@ -25,8 +25,10 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace py = pybind11;
@@ -35,16 +37,25 @@ namespace pypto_golden {
 namespace {
 
 // The never-written elements of output k as a mask shaped like it, when it is a pure Out
-// that `device` poisoned (not bool, whose poison is a value) and the golden has its shape
-// and dtype: its elements holding the poison where the golden expects something else (an
-// integer's poison is also a value a kernel computes). Undefined when there are none, or
-// when the output is not such a pure Out. Looked for in failing outputs only: a passing run
-// pays no pass over its outputs for it.
+// that `device` poisoned. Exactly those the kernel never wrote when the dispatch tracked its
+// writes (`tracked`, DispatchReport::unwritten); otherwise, when it is not bool (whose
+// poison is a value) and the golden has its shape and dtype, its elements holding the
+// poison where the golden expects something else (an integer's poison is also a value a
+// kernel computes). Undefined when there are none, or when the output is not such a pure
+// Out. Looked for in failing outputs only: a passing run pays no pass over its outputs for it.
 at::Tensor unwritten_mask(const NativeSpec& spec, const at::Tensor& actual,
-                          const std::map<std::string, at::Tensor>& expected, const sim::Device& device) {
+                          const std::map<std::string, at::Tensor>& expected, const sim::Device& device,
+                          const std::optional<sim::ElementRuns>& tracked) {
+  if (spec.direction != Direction::Out || !device.poisons_outputs() || !actual.defined()) return at::Tensor();
+  if (tracked) {
+    if (tracked->empty()) return at::Tensor();
+    at::Tensor mask = at::zeros({actual.numel()}, actual.options().dtype(at::kBool));
+    bool* m = mask.data_ptr<bool>();
+    for (const auto& [begin, end] : *tracked) std::fill(m + begin, m + end, true);
+    return mask.reshape(actual.sizes());
+  }
   const auto golden = expected.find(spec.name);
-  if (spec.direction != Direction::Out || !device.poisons_outputs() || !actual.defined() ||
-      actual.scalar_type() == at::kBool || golden == expected.end() || !golden->second.defined() ||
+  if (actual.scalar_type() == at::kBool || golden == expected.end() || !golden->second.defined() ||
       golden->second.scalar_type() != actual.scalar_type() || !golden->second.sizes().equals(actual.sizes()))
     return at::Tensor();
   py::gil_scoped_release release;
@@ -54,8 +65,9 @@ at::Tensor unwritten_mask(const NativeSpec& spec, const at::Tensor& actual,
 
 // What a failing output's report adds when the kernel left part of a pure Out unwritten.
 std::string unwritten_note(const NativeSpec& spec, const at::Tensor& actual,
-                           const std::map<std::string, at::Tensor>& expected, const sim::Device& device) {
-  const at::Tensor mask = unwritten_mask(spec, actual, expected, device);
+                           const std::map<std::string, at::Tensor>& expected, const sim::Device& device,
+                           const std::optional<sim::ElementRuns>& tracked) {
+  const at::Tensor mask = unwritten_mask(spec, actual, expected, device, tracked);
   if (!mask.defined()) return "";
   const at::Tensor flat = mask.reshape({-1});
   const int64_t count = flat.sum().item<int64_t>();
@@ -70,14 +82,15 @@ std::string unwritten_note(const NativeSpec& spec, const at::Tensor& actual,
 // The HTML report's pictures of the failing outputs, with the never-written elements of a
 // pure Out marked.
 void draw_failures(RunRecord& record, const std::vector<NativeSpec>& specs, const std::vector<at::Tensor>& host,
-                   const std::map<std::string, at::Tensor>& expected, const sim::Device& device) {
+                   const std::map<std::string, at::Tensor>& expected, const sim::Device& device,
+                   const std::vector<std::optional<sim::ElementRuns>>& unwritten) {
   for (auto& out : record.outputs) {
     if (out.passed) continue;
     const auto golden = expected.find(out.name);
     if (golden == expected.end() || !golden->second.defined()) continue;
     for (size_t k = 0; k < specs.size(); ++k) {
       if (specs[k].name != out.name || !golden->second.sizes().equals(host[k].sizes())) continue;
-      const at::Tensor mask = unwritten_mask(specs[k], host[k], expected, device);
+      const at::Tensor mask = unwritten_mask(specs[k], host[k], expected, device, unwritten[k]);
       py::gil_scoped_release release;
       out.picture = draw_difference(host[k], golden->second, mask);
     }
@@ -118,8 +131,13 @@ bool draws_random_inputs(const std::vector<NativeSpec>& specs) {
 // tensors (resident ones are read back into them: this is the session's first dispatch).
 // `persistent`: the launches that follow keep the windows (benchmark mode), so a signal the
 // kernel leaves set is worth a warning.
-void run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>& specs, std::vector<at::Tensor>& host,
-                   const std::string& kernel, bool persistent, const StageLog& log, sim::TaskRecorder* recorder) {
+// Returns, per spec, the elements of a pure Out the kernel never wrote, where the dispatch
+// tracked them (DispatchReport::unwritten).
+std::vector<std::optional<sim::ElementRuns>> run_on_device(sim::DispatchSession& session,
+                                                           const std::vector<NativeSpec>& specs,
+                                                           std::vector<at::Tensor>& host, const std::string& kernel,
+                                                           bool persistent, const StageLog& log,
+                                                           sim::TaskRecorder* recorder) {
   std::vector<sim::HostArg> args(specs.size());
   for (size_t k = 0; k < specs.size(); ++k) {
     args[k].is_tensor = specs[k].is_tensor;
@@ -160,6 +178,7 @@ void run_on_device(sim::DispatchSession& session, const std::vector<NativeSpec>&
              "launch's pld.system.wait may be satisfied by this launch's notify: reset each signal once it is "
              "consumed (pld.system.notify(..., value=0, op=pld.NotifyOp.Set)), or wait for a per-launch count "
              "(a stepped scalar)");
+  return std::move(report.unwritten);
 }
 
 // The DFX outputs RunConfig asks for that the simulator writes (the chip swimlane, the task
@@ -351,6 +370,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
     std::unique_ptr<sim::DispatchSession> session;
     DfxRun dfx = dfx_request(req.config);
     std::optional<sim::TaskRecorder> recorder;
+    std::vector<std::optional<sim::ElementRuns>> unwritten(specs.size());
     log.stage("runtime", [&] {
       program = sim::load_program_cached(kernel.work_dir);
       check_residents(specs, program->devices);
@@ -358,7 +378,7 @@ RunOutcome run_pipeline(const RunRequest& req) {
       device = sim::simulated_device(device_id);
       session = open_session(*program, *device);
       if (dfx.any()) recorder.emplace(dfx.windows(), dump_payloads(dfx.dump_args));
-      run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
+      unwritten = run_on_device(*session, specs, host, kernel.name, benchmark, log, recorder ? &*recorder : nullptr);
     });
     // Written after the stage, so its time is the dispatch's alone.
     if (recorder) {
@@ -393,11 +413,11 @@ RunOutcome run_pipeline(const RunRequest& req) {
       ValidationReport report;
       log.stage("validate", [&] {
         report = validate_outputs(specs, host, expected, req.compare_fn, req.rtol, req.atol,
-                                  [&](size_t k) { return unwritten_note(specs[k], host[k], expected, *device); },
+                                  [&](size_t k) { return unwritten_note(specs[k], host[k], expected, *device, unwritten[k]); },
                                   log);
       });
       record.outputs = report.outputs;
-      if (!report.passed && html_report_requested()) draw_failures(record, specs, host, expected, *device);
+      if (!report.passed && html_report_requested()) draw_failures(record, specs, host, expected, *device, unwritten);
       if (!report.passed) {
         if (!req.golden_data && draws_random_inputs(specs)) {
           const std::string seed = std::to_string(at::detail::getDefaultCPUGenerator().current_seed());

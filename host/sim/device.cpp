@@ -123,15 +123,18 @@ void Device::poison_output(const at::Tensor& t) {
   fill_bytes(t.data_ptr(), output_start_byte(t.scalar_type()), t.nbytes());
 }
 
-void Device::poison_unwritten(const WriteLog& log) {
+std::vector<ElementRuns> Device::poison_unwritten(const WriteLog& log) {
+  std::vector<ElementRuns> gaps;
   for (size_t k = 0; k < log.size(); ++k) {
     const at::Tensor& t = log.tensor(k);
     const int byte = output_start_byte(t.scalar_type());
     auto* base = static_cast<char*>(t.data_ptr());
     const auto width = static_cast<size_t>(t.element_size());
-    for (const auto& [begin, end] : log.unwritten(k))
+    gaps.push_back(log.unwritten(k));
+    for (const auto& [begin, end] : gaps.back())
       fill_bytes(base + static_cast<size_t>(begin) * width, byte, static_cast<size_t>(end - begin) * width);
   }
+  return gaps;
 }
 
 at::Tensor Device::poison_mask_against(const at::Tensor& actual, const at::Tensor& expected) {

@@ -5,6 +5,7 @@
 #include "sim/device_memory.h"
 #include "sim/strided_view.h"
 #include "sim/thread_pool.h"
+#include "sim/write_log.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -19,7 +20,6 @@ namespace pypto_golden::sim {
 
 class CommDomain;
 class TaskRecorder;
-class WriteLog;
 
 struct DeviceOptions {
   int threads = 1;        // PYPTO_SIM_THREADS
@@ -59,7 +59,8 @@ class Device {
   void poison_output(const at::Tensor& t);
   // The same start, given after the run to only the elements of each tensor of `log` the
   // kernel did not write (a pure Out it only writes, sim/write_log.h).
-  void poison_unwritten(const WriteLog& log);
+  // Returns, per tracked tensor, the runs it filled: exactly the elements never written.
+  std::vector<ElementRuns> poison_unwritten(const WriteLog& log);
   // Whether pure Outs start poisoned (the default) rather than zeroed.
   bool poisons_outputs() const { return !options_.zero_outputs; }
   // The elements of a pure Out `actual` read back from a poisoning device that hold the

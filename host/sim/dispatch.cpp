@@ -85,6 +85,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   // The pure Outs the body only writes get their poison after the run, where it did not
   // write (an L3 program's ranks write through chip launches, which this does not track).
   WriteLog unwritten;
+  std::vector<size_t> tracked;  // the parameters it tracks, in its order
   for (size_t k = 0; k < args.size(); ++k) {
     const ParamInfo& p = fn.params[k];
     if (p.is_tensor != args[k].is_tensor)
@@ -101,8 +102,12 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     } else if (p.direction == "Out") {
       device_tensors[k] = in_place[k] ? args[k].tensor
                                       : device.allocate(args[k].tensor.sizes(), args[k].tensor.scalar_type());
-      if (p.write_only && domain == nullptr) unwritten.track(device_tensors[k]);
-      else device.poison_output(device_tensors[k]);
+      if (p.write_only && domain == nullptr) {
+        unwritten.track(device_tensors[k]);
+        tracked.push_back(k);
+      } else {
+        device.poison_output(device_tensors[k]);
+      }
     } else if (in_place[k] || (handed_over(args[k], p) && args[k].tensor.is_contiguous())) {
       device_tensors[k] = args[k].tensor;  // the caller gave it up, or receives the result in it
       // Still shared copy-on-write (with the golden's clone, or the benchmark's initial
@@ -124,6 +129,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     domain->keep_residents(kept);
   }
 
+  std::vector<ElementRuns> gaps;  // per tracked parameter
   {
     InterruptScope interrupt_scope;
     DispatchThreadScope threads(device.pool().size());
@@ -162,13 +168,15 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
       device.poison_unwritten(unwritten);  // what a failed run leaves reads as it always did
       throw;
     }
-    device.poison_unwritten(unwritten);
+    gaps = device.poison_unwritten(unwritten);
     if (domain) domain->join();  // the frontend ends a host program with a join; any program waits here
     if (remote && options.recorder != nullptr) domain->collect_remote_tasks(*options.recorder);
   }
 
   DispatchReport report;
   report.outputs.resize(args.size());
+  report.unwritten.resize(args.size());
+  for (size_t t = 0; t < tracked.size(); ++t) report.unwritten[tracked[t]] = std::move(gaps[t]);
   if (domain) {
     report.rank_busy_us = domain->busy_us();
     report.signal_left_set = domain->signal_left_set();

@@ -8,6 +8,7 @@
 #include <ATen/core/Tensor.h>
 #include <c10/core/Scalar.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,6 +59,9 @@ struct DispatchReport {
   std::vector<double> rank_busy_us;  // L3: per rank, the host time its chip programs ran
   std::string signal_left_set;       // L3: CommDomain::signal_left_set() at the end
   std::vector<at::Tensor> outputs;   // per parameter: the result of a hand_over argument
+  // Per parameter: for a pure Out whose writes the dispatch tracked (a write-only one,
+  // sim/write_log.h), exactly the elements the kernel never wrote; nullopt for the others.
+  std::vector<std::optional<ElementRuns>> unwritten;
 };
 
 // Runs the entry function. In / InOut tensors are uploaded to device memory (shared

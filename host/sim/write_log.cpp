@@ -67,9 +67,9 @@ void WriteLog::note(const at::Tensor& view, at::IntArrayRef corner) {
   }
 }
 
-std::vector<std::pair<int64_t, int64_t>> WriteLog::unwritten(size_t k) const {
+ElementRuns WriteLog::unwritten(size_t k) const {
   const Tracked& t = tracked_.at(k);
-  std::vector<std::pair<int64_t, int64_t>> runs;
+  ElementRuns runs;
   const int64_t words = (t.numel + 63) / 64;
   int64_t open = -1;  // start of the gap being walked, -1 when none
   for (int64_t w = 0; w < words; ++w) {

@@ -16,6 +16,9 @@
 
 namespace pypto_golden::sim {
 
+// Runs [begin, end) of element indices of a contiguous tensor, in order.
+using ElementRuns = std::vector<std::pair<int64_t, int64_t>>;
+
 class WriteLog {
  public:
   // Tracks `t`, contiguous device memory the dispatch owns, from no element written.
@@ -29,7 +32,7 @@ class WriteLog {
   void note(const at::Tensor& view, at::IntArrayRef corner);
 
   // The runs [begin, end) of element indices of tracked tensor k never noted, in order.
-  std::vector<std::pair<int64_t, int64_t>> unwritten(size_t k) const;
+  ElementRuns unwritten(size_t k) const;
 
  private:
   struct Tracked {

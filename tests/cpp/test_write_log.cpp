@@ -139,7 +139,14 @@ TEST_CASE("a dispatch leaves a write-only Out's written windows alone and poison
       args[1].tensor = y;
       args[1].in_place = in_place;
       Device dev(0, DeviceOptions{2, false, 0});
-      dispatch(*prog, args, dev);
+      const DispatchReport report = dispatch(*prog, args, dev);
+      // The report lists exactly the elements never written (columns 0:2 and 5:8 of each row).
+      if (write_only)
+        CHECK(report.unwritten.at(1) ==
+              ElementRuns{{0, 2}, {5, 10}, {13, 18}, {21, 26}, {29, 34}, {37, 42}, {45, 48}});
+      else
+        CHECK_FALSE(report.unwritten.at(1).has_value());
+      CHECK_FALSE(report.unwritten.at(0).has_value());  // an In
       const at::Tensor cols = y.narrow(1, 2, 3);
       if (write_only) CHECK(at::equal(cols, x.narrow(1, 2, 3) + 1));
       else CHECK(at::isnan(cols).all().item<bool>());  // read its own poison, wrote NaN back
