@@ -32,9 +32,10 @@ finish(run(fn=many, specs=[TensorSpec("x", [16, 16], torch.float32, init_value=t
 
 
 # Enough tasks for a runtime stage well past the two seconds after which progress shows
-# (about 4 s on a 2-core machine in 2026-12, at ~0.7 us a task: 1.2 million were enough before
-# the FP32 add stopped going through ATen).
-LONG_TRIPS = 6_000_000
+# (about 4 s on a 2-core machine in 2026-12, at ~0.35 us a task: 1.2 million were enough before
+# the FP32 add stopped going through ATen, 6 million before windows of a dispatch's arguments
+# borrowed their storage).
+LONG_TRIPS = 12_000_000
 
 
 def long_script(tmp_path):
