@@ -105,7 +105,8 @@ class Device {
   void set_dispatch_storages(std::vector<const c10::StorageImpl*> storages) {
     dispatch_storages_ = std::move(storages);
   }
-  // How a window of `base` cut by the running kernel holds its storage.
+  // How a window of `base` cut by the running kernel holds its storage (through the free
+  // function below where the device may be null).
   Ownership window_ownership(const at::Tensor& base) const {
     const c10::StorageImpl* s = base.storage().unsafeGetStorageImpl();
     for (const c10::StorageImpl* each : dispatch_storages_)
@@ -139,5 +140,10 @@ class Device {
   CommDomain* comm_ = nullptr;
   int rank_ = -1;
 };
+
+// Device::window_ownership of `device`; Shared without one (ops called outside a dispatch).
+inline Ownership window_ownership(const Device* device, const at::Tensor& base) {
+  return device ? device->window_ownership(base) : Ownership::Shared;
+}
 
 }  // namespace pypto_golden::sim

@@ -156,8 +156,9 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
       Device& device;
       Borrowing(Device& d, const std::vector<at::Tensor>& tensors, bool on) : device(d) {
         std::vector<const c10::StorageImpl*> storages;
-        for (const at::Tensor& t : tensors)
-          if (on && t.defined() && t.has_storage()) storages.push_back(t.storage().unsafeGetStorageImpl());
+        if (on)
+          for (const at::Tensor& t : tensors)
+            if (t.defined() && t.has_storage()) storages.push_back(t.storage().unsafeGetStorageImpl());
         device.set_dispatch_storages(std::move(storages));
       }
       ~Borrowing() { device.set_dispatch_storages({}); }

@@ -10,7 +10,7 @@ namespace pypto_golden::sim {
 // Whether a view shares in owning its storage. Each owner writes the storage's reference
 // count when it is made and dropped, a cache line that the device's threads pass back and
 // forth when all of them cut windows of one tensor. A Borrowed view does not: only for a
-// storage that outlives every view made of it (Device::outlives_dispatch).
+// storage that outlives every view made of it (Device::window_ownership).
 enum class Ownership : bool { Shared, Borrowed };
 
 // A view of `base`'s storage with the given geometry (no autograd tracking: simulator

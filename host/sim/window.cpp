@@ -74,8 +74,7 @@ Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Fr
     shape.push_back(tensor.size(k));
     valid.push_back(base.fully_valid() ? tensor.size(k) : base.valid[static_cast<size_t>(k)]);
   }
-  const Ownership ownership = frame.device ? frame.device->window_ownership(tensor) : Ownership::Shared;
-  w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset, ownership);
+  w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset, window_ownership(frame.device, tensor));
   if (w.all_indexed) return w;
   if (overhang) w.overhang_shape.assign(shape.begin(), shape.end());
   if (valid != shape) w.valid.assign(valid.begin(), valid.end());

@@ -1,6 +1,5 @@
 #include "sim/ops/op_args.h"
 
-#include "sim/device.h"
 #include "sim/kernel_error.h"
 
 namespace pypto_golden::sim {
@@ -21,10 +20,6 @@ const Value* OpArgs::option(const char* name) const {
   const Value* v = keyword(name);
   if (!v || v->kind == Value::Kind::None) return nullptr;
   return v;
-}
-
-Ownership OpArgs::window_ownership(const at::Tensor& base) const {
-  return device ? device->window_ownership(base) : Ownership::Shared;
 }
 
 void OpArgs::fail(const std::string& detail) const { throw KernelError(std::string("pl.") + op + ": " + detail); }

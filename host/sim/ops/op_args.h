@@ -3,7 +3,6 @@
 // spelling its own name at every argument.
 #pragma once
 
-#include "sim/strided_view.h"
 #include "sim/value.h"
 
 #include <c10/core/ScalarType.h>
@@ -51,10 +50,6 @@ struct OpArgs {
   c10::ScalarType as_dtype(const Value& v, const char* name, std::string* name_out = nullptr) const;
   // An enum argument: the IR passes "PadValue.min"; returns "min". A bare "min" is accepted too.
   std::string as_enum_member(const Value& v, const char* enum_name) const;
-
-  // How a window of `base` holds its storage: borrowed when the device's running dispatch
-  // keeps the storage (Device::window_ownership).
-  Ownership window_ownership(const at::Tensor& base) const;
 
   // Throws the KernelError "pl.<op>: <detail>".
   [[noreturn]] void fail(const std::string& detail) const;

@@ -115,7 +115,7 @@ Value slice(const OpArgs& a, Dest&) {
     view = ops::new_tensor(a, shape, x.scalar_type());
     copy_window(view, x, offset, valid, pad ? ops::pad_scalar(a, *pad, x.scalar_type()) : c10::Scalar(int64_t(0)));
   } else {
-    view = window_view(x, offset, shape, a.window_ownership(x));
+    view = window_view(x, offset, shape, window_ownership(a.device, x));
   }
   if (const Value* dd = a.option("drop_dims")) {
     std::vector<int64_t> drops = a.as_int_list(*dd, "drop_dims");
@@ -263,7 +263,7 @@ Value load(const OpArgs& a, Dest& d) {
   const bool full = is_full(valid, shape);
   note_read(x, offset, valid);
   // Fully valid, the copy would hold exactly the window's bytes.
-  if (a.transient && full) return Value::from_tensor(window_view(x, offset, shape, a.window_ownership(x)));
+  if (a.transient && full) return Value::from_tensor(window_view(x, offset, shape, window_ownership(a.device, x)));
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
   return Value::from_tensor(out, std::move(valid));
@@ -339,8 +339,7 @@ std::vector<int64_t> write_region(const char* op, const Value& given_src, const 
     extents[uk] = extent;
   }
   note_write(target, offset, extents);
-  const at::Tensor window =
-      window_view(target, offset, extents, device ? device->window_ownership(target) : Ownership::Shared);
+  const at::Tensor window = window_view(target, offset, extents, window_ownership(device, target));
   at::Tensor from = corner_view(src, region);
   const at::Tensor dst = lead ? window.reshape(from.sizes()) : window;  // without the leading unit axes (a view)
   if (atomic) {
@@ -373,7 +372,8 @@ Value assemble(const OpArgs& a) {
   const Value& source = a.tensor(1, "source");
   std::vector<int64_t> offset =
       fixed_rank_list(a, a.required(2, "offset"), "offset", target.tensor.dim());
-  const std::vector<int64_t> extents = write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a), a.device);
+  const std::vector<int64_t> extents =
+      write_region("assemble", source, target.tensor, offset, nullptr, atomic_add(a), a.device);
   // In the orchestration PyPTO makes the source a view of this window of the target: the
   // task that made the source wrote the target's window.
   if (TaskRecorder* r = graph_recorder(a.device); r && !in_task())
