@@ -61,6 +61,14 @@ at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent) {
   return window_view(base, std::vector<int64_t>(extent.size(), 0), extent);
 }
 
+at::Tensor transposed_view(const at::Tensor& base, int64_t axis1, int64_t axis2) {
+  c10::SmallVector<int64_t, 6> sizes(base.sizes().begin(), base.sizes().end());
+  c10::SmallVector<int64_t, 6> strides(base.strides().begin(), base.strides().end());
+  std::swap(sizes[static_cast<size_t>(axis1)], sizes[static_cast<size_t>(axis2)]);
+  std::swap(strides[static_cast<size_t>(axis1)], strides[static_cast<size_t>(axis2)]);
+  return strided_view(base, sizes, strides, base.storage_offset());
+}
+
 bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
   if (!a.defined() || !b.defined() || !a.has_storage() || !b.has_storage()) return false;
   if (a.numel() == 0 || b.numel() == 0) return false;

@@ -26,6 +26,9 @@ at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntAr
 // The [0, extent) corner of `base` over the leading extent.size() axes.
 at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent);
 
+// base.transpose(axis1, axis2) (axes in range, non-negative), made directly.
+at::Tensor transposed_view(const at::Tensor& base, int64_t axis1, int64_t axis2);
+
 // Whether two tensors may share memory: overlapping byte ranges (windows side by side in
 // one tensor do not). Distinct buffers never overlap in the address space, so the ranges
 // alone decide; two tensors sharing bytes copy-on-write count as sharing.

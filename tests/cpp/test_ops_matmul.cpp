@@ -147,3 +147,50 @@ TEST_CASE("a matmul written into a window computes straight into it") {
   rest.narrow(0, 2, 2).narrow(1, 3, 3).zero_();
   CHECK(same(rest, at::zeros({6, 6})));
 }
+
+TEST_CASE("an FP32 product that is one 2-D gemm has the bits of ATen's matmul, in every layout") {
+  at::manual_seed(11);
+  // What pl.matmul computed before products went to sgemm directly: at::mm_out for two
+  // matrices, at::matmul_out otherwise, into a contiguous result.
+  auto aten = [](const at::Tensor& l, const at::Tensor& r) {
+    at::Tensor out = at::empty(at::infer_size(l.sizes().slice(0, l.dim() - 2), r.sizes().slice(0, r.dim() - 2)));
+    std::vector<int64_t> shape = out.sizes().vec();
+    shape.push_back(l.size(-2));
+    shape.push_back(r.size(-1));
+    out = at::empty(shape);
+    if (l.dim() == 2 && r.dim() == 2) return at::mm_out(out, l, r);
+    return at::matmul_out(out, l, r);
+  };
+  int cases = 0;
+  for (int64_t m : {1, 2, 16, 33})
+    for (int64_t n : {1, 3, 32})
+      for (int64_t k : {1, 7, 64})
+        for (bool at_ : {false, true})
+          for (bool bt : {false, true})
+            for (int batch_side : {0, 1, 2}) {  // 0: none, 1: lhs [1, ...], 2: rhs [1, 1, ...]
+              CAPTURE(m);
+              CAPTURE(n);
+              CAPTURE(k);
+              CAPTURE(at_);
+              CAPTURE(bt);
+              CAPTURE(batch_side);
+              // Operands as windows of wider tensors, stored transposed when a_trans / b_trans.
+              at::Tensor a_store = at_ ? at::randn({k, m + 5}).narrow(1, 2, m) : at::randn({m, k + 5}).narrow(1, 3, k);
+              at::Tensor b_store = bt ? at::randn({n, k + 4}).narrow(1, 1, k) : at::randn({k, n + 4}).narrow(1, 4, n);
+              if (batch_side == 1) a_store = a_store.unsqueeze(0);
+              if (batch_side == 2) b_store = b_store.unsqueeze(0).unsqueeze(0);
+              Kw kw;
+              if (at_) kw.emplace_back("a_trans", B(true));
+              if (bt) kw.emplace_back("b_trans", B(true));
+              at::Tensor l = at_ ? a_store.transpose(-1, -2) : a_store;
+              at::Tensor r = bt ? b_store.transpose(-1, -2) : b_store;
+              CHECK(same(call("matmul", {T(a_store), T(b_store)}, kw).tensor, aten(l, r)));
+              ++cases;
+            }
+  CHECK(cases == 432);
+  // matmul_acc adds with addmm's beta = 1 on matrices.
+  at::Tensor x = at::randn({16, 64}), w = at::randn({64, 32}), acc0 = at::randn({16, 32});
+  at::Tensor acc = acc0.clone();
+  call("matmul_acc", {T(acc), T(x), T(w)});
+  CHECK(same(acc, at::addmm(acc0, x, w)));
+}

@@ -2,10 +2,12 @@
 // INT32, then the result converts to its dtype (out_dtype, else the operands' dtype).
 // matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
 #include "sim/kernel_error.h"
+#include "sim/ops/direct_sgemm.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
 #include "sim/ops/widen_bytes.h"
+#include "sim/strided_view.h"
 #include "tensor/python_repr.h"
 
 #include <dlfcn.h>
@@ -62,8 +64,8 @@ Operands prepare(const OpArgs& a, const Value& lhs_v, const Value& rhs_v) {
   if (a_trans && lhs.dim() < 2) throw KernelError(std::string("pl.") + a.op + ": a_trans needs lhs of rank >= 2");
   if (b_trans && rhs.dim() < 2) throw KernelError(std::string("pl.") + a.op + ": b_trans needs rhs of rank >= 2");
   Operands o;
-  o.lhs = a_trans ? lhs.transpose(-1, -2) : lhs;
-  o.rhs = b_trans ? rhs.transpose(-1, -2) : rhs;
+  o.lhs = a_trans ? transposed_view(lhs, lhs.dim() - 2, lhs.dim() - 1) : lhs;
+  o.rhs = b_trans ? transposed_view(rhs, rhs.dim() - 2, rhs.dim() - 1) : rhs;
   o.is_float = at::isFloatingType(lhs.scalar_type());
   o.args = &a;
   const int64_t k_l = o.lhs.size(-1);
@@ -142,7 +144,10 @@ class SingleThreadBlas {
 // model kernel's runtime zeroing pages).
 at::Tensor as_fp32(const at::Tensor& t, const OpArgs& a) {
   if (t.scalar_type() == at::kFloat) return t;
-  if (t.dim() >= 2 && t.stride(-2) == 1 && t.stride(-1) != 1) return as_fp32(t.transpose(-1, -2), a).transpose(-1, -2);
+  if (t.dim() >= 2 && t.stride(-2) == 1 && t.stride(-1) != 1) {
+    const int64_t r = t.dim() - 2, c = t.dim() - 1;
+    return transposed_view(as_fp32(transposed_view(t, r, c), a), r, c);
+  }
   at::Tensor f = ops::new_tensor(a, t.sizes(), at::kFloat);
   ops::copy_widening(t, f);
   return f;
@@ -156,6 +161,7 @@ void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
   if (o.is_float) {
     at::Tensor l = as_fp32(o.lhs, *o.args);
     at::Tensor r = as_fp32(o.rhs, *o.args);
+    if (ops::direct_sgemm(l, r, acc_out, accumulate)) return;
     if (two_d) {
       if (accumulate) at::addmm_out(acc_out, acc_out, l, r);
       else at::mm_out(acc_out, l, r);

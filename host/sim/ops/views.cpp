@@ -214,7 +214,7 @@ Value transpose(const OpArgs& a, Dest&) {
   if (a1 == a2) throw KernelError("pl.transpose: axis1 and axis2 must differ, both are " + std::to_string(a1));
   std::vector<int64_t> valid = x_v.valid;
   if (!valid.empty()) std::swap(valid[static_cast<size_t>(a1)], valid[static_cast<size_t>(a2)]);
-  return Value::from_tensor(x_v.tensor.transpose(a1, a2), std::move(valid));
+  return Value::from_tensor(transposed_view(x_v.tensor, a1, a2), std::move(valid));
 }
 
 // pl.tile.transpose_view(tile): the NZ <-> ZN reinterpretation of the same bytes, i.e. the
