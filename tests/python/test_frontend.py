@@ -693,6 +693,10 @@ def test_dispatch_goes_to_the_native_simulate(tmp_path, builds, fake_native):
         rt(x, pl.RUNTIME, y)
     assert str(info.value) == ("%s:8: hello_world: parameter 'a' is a scalar and needs a "
                                "number at dispatch, got pl.RUNTIME" % path)
+    with pytest.raises(KernelArgumentError) as info:
+        rt(x, 3.0, [y])
+    assert str(info.value) == ("%s:8: hello_world: parameter 'y' is a tensor but a list was "
+                               "passed" % path)
     assert len(fake_native) == 2
 
 

@@ -111,7 +111,22 @@ class CompiledProgram:
                                                         str(self._output_dir))
 
     def _check_args(self, args):
+        # Every dispatch passes here: the common case (the right count, a tensor for each
+        # tensor parameter, a number for each scalar) is one pass over kinds read once.
         import torch
+        kinds = self.__dict__.get("_param_tensor")
+        if kinds is None:
+            kinds = self._param_tensor = tuple(p["kind"] == "tensor" for p in
+                                               self._program["functions"][0]["params"])
+        if len(args) == len(kinds):
+            for is_tensor, a in zip(kinds, args):
+                if is_tensor:
+                    if not isinstance(a, torch.Tensor):
+                        break
+                elif a is RUNTIME or not isinstance(a, (bool, int, float)):
+                    break
+            else:
+                return
         fn = self._program["functions"][0]
         where = (self._program["source_file"], fn["line"])
         params = fn["params"]
