@@ -64,8 +64,9 @@ at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent) {
 at::Tensor transposed_view(const at::Tensor& base, int64_t axis1, int64_t axis2) {
   c10::SmallVector<int64_t, 6> sizes(base.sizes().begin(), base.sizes().end());
   c10::SmallVector<int64_t, 6> strides(base.strides().begin(), base.strides().end());
-  std::swap(sizes[static_cast<size_t>(axis1)], sizes[static_cast<size_t>(axis2)]);
-  std::swap(strides[static_cast<size_t>(axis1)], strides[static_cast<size_t>(axis2)]);
+  const auto axis = [&](int64_t k) { return static_cast<size_t>(k < 0 ? k + base.dim() : k); };
+  std::swap(sizes[axis(axis1)], sizes[axis(axis2)]);
+  std::swap(strides[axis(axis1)], strides[axis(axis2)]);
   return strided_view(base, sizes, strides, base.storage_offset());
 }
 

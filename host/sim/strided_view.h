@@ -26,7 +26,7 @@ at::Tensor window_view(const at::Tensor& base, at::IntArrayRef offset, at::IntAr
 // The [0, extent) corner of `base` over the leading extent.size() axes.
 at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent);
 
-// base.transpose(axis1, axis2) (axes in range, non-negative), made directly.
+// base.transpose(axis1, axis2) (axes in range; negative ones count from the end), made directly.
 at::Tensor transposed_view(const at::Tensor& base, int64_t axis1, int64_t axis2);
 
 // Whether two tensors may share memory: overlapping byte ranges (windows side by side in

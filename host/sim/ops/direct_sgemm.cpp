@@ -22,8 +22,9 @@ struct ColumnMajor {
   int64_t ld;
 };
 
-std::optional<ColumnMajor> column_major(const at::Tensor& t, int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
+std::optional<ColumnMajor> column_major(const at::Tensor& t, int64_t rows, int64_t cols) {
   const float* p = t.const_data_ptr<float>();
+  const int64_t s0 = t.stride(-2), s1 = t.stride(-1);
   if (s1 == 1 && s0 >= std::max<int64_t>(1, cols)) return ColumnMajor{p, false, s0};
   if (s0 == 1 && s1 >= std::max<int64_t>(1, rows)) return ColumnMajor{p, true, s1};
   return std::nullopt;
@@ -48,19 +49,20 @@ bool direct_sgemm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, bool 
   // One operand batched at most: ATen folds that into one mm; two batched go through bmm,
   // which sums small products in its own loop.
   if (a.dim() > 2 && b.dim() > 2) return false;
+  const bool batched = a.dim() > 2 || b.dim() > 2;
   // matmul_acc's batched form adds a separate product (acc += a @ b), not an addmm.
-  if (accumulate && (a.dim() > 2 || b.dim() > 2)) return false;
+  if (accumulate && batched) return false;
   const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
   if (b.size(-2) != k || c.dim() != std::max(a.dim(), b.dim()) || c.size(-2) != m || c.size(-1) != n) return false;
   // A batched form goes through ATen's bmm when ATen does not fold it, which sums products
   // under 400 multiply-adds in its own loop, and a batched single row is copied first.
-  if ((a.dim() > 2 || b.dim() > 2) && (m * n * k < 400 || m == 1)) return false;
+  if (batched && (m * n * k < 400 || m == 1)) return false;
   // With N = 1 ATen keeps C's orientation, and K = 1 changes its leading dimensions: neither
   // is worth a second layout rule. M = 1 (a row times a matrix) is the common decode form.
   if (n == 1 || k == 1) return false;
   // Row-major C [M, N] is the column-major N x M matrix C^T = B^T A^T: BLAS's A is our b.
-  const auto ba = column_major(b, k, n, b.stride(-2), b.stride(-1));
-  const auto bb = column_major(a, m, k, a.stride(-2), a.stride(-1));
+  const auto ba = column_major(b, k, n);
+  const auto bb = column_major(a, m, k);
   if (!ba || !bb || !fits_int({m, n, k, ba->ld, bb->ld})) return false;
   const int im = static_cast<int>(n), in = static_cast<int>(m), ik = static_cast<int>(k);
   // A single row of A is one column of BLAS's B: its leading dimension is then K, as ATen

@@ -64,8 +64,8 @@ Operands prepare(const OpArgs& a, const Value& lhs_v, const Value& rhs_v) {
   if (a_trans && lhs.dim() < 2) throw KernelError(std::string("pl.") + a.op + ": a_trans needs lhs of rank >= 2");
   if (b_trans && rhs.dim() < 2) throw KernelError(std::string("pl.") + a.op + ": b_trans needs rhs of rank >= 2");
   Operands o;
-  o.lhs = a_trans ? transposed_view(lhs, lhs.dim() - 2, lhs.dim() - 1) : lhs;
-  o.rhs = b_trans ? transposed_view(rhs, rhs.dim() - 2, rhs.dim() - 1) : rhs;
+  o.lhs = a_trans ? transposed_view(lhs, -2, -1) : lhs;
+  o.rhs = b_trans ? transposed_view(rhs, -2, -1) : rhs;
   o.is_float = at::isFloatingType(lhs.scalar_type());
   o.args = &a;
   const int64_t k_l = o.lhs.size(-1);
@@ -144,10 +144,8 @@ class SingleThreadBlas {
 // model kernel's runtime zeroing pages).
 at::Tensor as_fp32(const at::Tensor& t, const OpArgs& a) {
   if (t.scalar_type() == at::kFloat) return t;
-  if (t.dim() >= 2 && t.stride(-2) == 1 && t.stride(-1) != 1) {
-    const int64_t r = t.dim() - 2, c = t.dim() - 1;
-    return transposed_view(as_fp32(transposed_view(t, r, c), a), r, c);
-  }
+  if (t.dim() >= 2 && t.stride(-2) == 1 && t.stride(-1) != 1)
+    return transposed_view(as_fp32(transposed_view(t, -2, -1), a), -2, -1);
   at::Tensor f = ops::new_tensor(a, t.sizes(), at::kFloat);
   ops::copy_widening(t, f);
   return f;

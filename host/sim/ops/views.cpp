@@ -224,7 +224,7 @@ Value transpose_view(const OpArgs& a, Dest&) {
   ops::check_rank_at_least("transpose_view", x_v.tensor, "tile", 2);
   std::vector<int64_t> valid = x_v.valid;
   if (!valid.empty()) std::swap(valid[valid.size() - 1], valid[valid.size() - 2]);
-  return Value::from_tensor(x_v.tensor.transpose(-1, -2), std::move(valid));
+  return Value::from_tensor(transposed_view(x_v.tensor, -2, -1), std::move(valid));
 }
 
 Value concat(const OpArgs& a, Dest& d) {

@@ -38,6 +38,7 @@ class CompiledProgram:
     def __init__(self, output_dir, program, meta):
         self._output_dir = Path(output_dir)
         self._program = Program(program)
+        self._param_kinds = tuple(p["kind"] for p in self._program["functions"][0]["params"])
         self._meta = meta
         self.platform = meta["platform"]
         self.backend_type = meta["backend_type"]
@@ -111,36 +112,25 @@ class CompiledProgram:
                                                         str(self._output_dir))
 
     def _check_args(self, args):
-        # Every dispatch passes here: the common case (the right count, a tensor for each
-        # tensor parameter, a number for each scalar) is one pass over kinds read once.
+        # Every dispatch passes here: one pass over the kinds read in __init__; the messages
+        # are built only for a bad argument.
         import torch
-        kinds = self.__dict__.get("_param_tensor")
-        if kinds is None:
-            kinds = self._param_tensor = tuple(p["kind"] == "tensor" for p in
-                                               self._program["functions"][0]["params"])
-        if len(args) == len(kinds):
-            for is_tensor, a in zip(kinds, args):
-                if is_tensor:
-                    if not isinstance(a, torch.Tensor):
-                        break
-                elif a is RUNTIME or not isinstance(a, (bool, int, float)):
-                    break
-            else:
-                return
+        kinds = self._param_kinds
+        if len(args) != len(kinds):
+            raise self._argument_error("the compiled program takes %d arguments (%s), got %d" % (
+                len(kinds), ", ".join(self.param_names), len(args)))
+        for i, (kind, a) in enumerate(zip(kinds, args)):
+            if kind == "tensor" and not isinstance(a, torch.Tensor):
+                raise self._argument_error("parameter '%s' is a tensor but a %s was passed"
+                                           % (self.param_names[i], type(a).__name__))
+            if kind == "scalar" and (a is RUNTIME or not isinstance(a, (bool, int, float))):
+                raise self._argument_error("parameter '%s' is a scalar and needs a number at "
+                                           "dispatch, got %r" % (self.param_names[i], a))
+
+    def _argument_error(self, detail):
         fn = self._program["functions"][0]
-        where = (self._program["source_file"], fn["line"])
-        params = fn["params"]
-        if len(args) != len(params):
-            raise KernelArgumentError(*where, "%s: the compiled program takes %d arguments (%s), "
-                                      "got %d" % (fn["name"], len(params),
-                                                  ", ".join(p["name"] for p in params), len(args)))
-        for p, a in zip(params, args):
-            if p["kind"] == "tensor" and not isinstance(a, torch.Tensor):
-                raise KernelArgumentError(*where, "%s: parameter '%s' is a tensor but a %s was "
-                                          "passed" % (fn["name"], p["name"], type(a).__name__))
-            if p["kind"] == "scalar" and (a is RUNTIME or not isinstance(a, (bool, int, float))):
-                raise KernelArgumentError(*where, "%s: parameter '%s' is a scalar and needs a "
-                                          "number at dispatch, got %r" % (fn["name"], p["name"], a))
+        return KernelArgumentError(self._program["source_file"], fn["line"],
+                                  "%s: %s" % (fn["name"], detail))
 
     def __call__(self, *args, config=None):
         """Dispatch in place (outputs are written into the tensors passed); returns None."""
