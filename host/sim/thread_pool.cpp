@@ -20,8 +20,10 @@ thread_local bool t_in_worker = false;
 // How long a thread that has nothing to do polls before it sleeps: a worker between loops,
 // the caller for the workers' last iterations. Waking a sleeping thread costs tens of
 // microseconds on a virtual machine, and a kernel's loops often follow each other closer
-// than that. Polling yields the core, so threads that outnumber the cores cost little.
-constexpr auto kPoll = std::chrono::microseconds(50);
+// than that; so do the loops of back-to-back dispatches of a small kernel (a benchmark run),
+// which at 50 us still slept and were woken once a dispatch. Polling yields the core, so
+// threads that outnumber the cores cost little.
+constexpr auto kPoll = std::chrono::microseconds(200);
 
 // Polls `ready` for up to kPoll; whether it became true.
 template <typename Ready>
