@@ -14,6 +14,7 @@ namespace pypto_golden::sim {
 class ConstExpr : public Expr {
  public:
   explicit ConstExpr(Value v) : value_(std::move(v)) {}
+  const Value& value() const { return value_; }
   Value eval(Frame&) const override { return value_; }
   bool writes_nothing() const override { return true; }
 
@@ -40,6 +41,9 @@ class BinOpExpr : public Expr {
   BinOpExpr(BinOp op, std::string symbol, ExprPtr lhs, ExprPtr rhs, const OpDef* tensor_op)
       : op_(op), symbol_(std::move(symbol)), lhs_(std::move(lhs)), rhs_(std::move(rhs)),
         tensor_op_(tensor_op) {}
+  BinOp op() const { return op_; }
+  const Expr& lhs() const { return *lhs_; }
+  const Expr& rhs() const { return *rhs_; }
   Value eval(Frame& frame) const override;
   bool writes_nothing() const override { return lhs_->writes_nothing() && rhs_->writes_nothing(); }
 
@@ -66,6 +70,9 @@ class UnaryExpr : public Expr {
 class SubscriptExpr : public Expr {
  public:
   SubscriptExpr(ExprPtr base, std::vector<IndexItem> items, std::string text);
+  int base_slot() const { return base_slot_; }
+  const std::vector<IndexItem>& items() const { return items_; }
+  const std::string& text() const { return text_; }
   Value eval(Frame& frame) const override;
 
  private:
@@ -78,6 +85,9 @@ class SubscriptExpr : public Expr {
 class CallExpr : public Expr {
  public:
   CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::pair<std::string, ExprPtr>> kwargs);
+  const OpDef& op() const { return *op_; }
+  const std::vector<ExprPtr>& args() const { return args_; }
+  bool has_kwargs() const { return !kwargs_.empty(); }
   Value eval(Frame& frame) const override;
   WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const override;
   bool writes_nothing() const override;

@@ -194,7 +194,10 @@ ForStmt::ForStmt(int line, LoopKind kind, int var, ExprPtr start, ExprPtr stop, 
                  bool ordered)
     : Stmt(line), kind_(kind), var_(var), start_(std::move(start)), stop_(std::move(stop)), step_(std::move(step)),
       body_(std::move(body)), ordered_(ordered) {
-  if (kind_ != LoopKind::Parallel && kind_ != LoopKind::Spmd) return;
+  if (kind_ != LoopKind::Parallel && kind_ != LoopKind::Spmd) {
+    row_batch_ = RowBatch::plan(var_, body_);
+    return;
+  }
   for (size_t k = 0; k < body_.size(); ++k)
     if (dynamic_cast<const BarrierStmt*>(body_[k].get())) phase_ends_.push_back(k);
   if (!phase_ends_.empty()) phase_ends_.push_back(body_.size());
@@ -295,6 +298,8 @@ void ForStmt::exec(Frame& frame) const {
     frame.slots[var] = Value::from_int(start + k * step);
     run_block(body_, frame);
     if (frame.returned) break;
+    // The first iteration ran as itself; the rest may run as one op.
+    if (k == 0 && row_batch_ && row_batch_->run(frame, start + step, step, trips - 1)) break;
   }
   frame.active_loop_vars.pop_back();
 }

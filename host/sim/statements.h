@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sim/nodes.h"
+#include "sim/row_batch.h"
 #include "sim/window.h"
 
 #include <cstdint>
@@ -36,6 +37,8 @@ class ForStmt : public Stmt {
   // A pl.spmd launch as a task (sim/task_ids.h): the slot its id is bound to (-1: none),
   // its deps= and whether a pl.manual_scope holds it.
   void set_task(int tid, std::vector<ExprPtr> deps, bool manual);
+  // Whether its iterations after the first may run as one op (sim/row_batch.h).
+  const RowBatch* row_batch() const { return row_batch_.get(); }
   // Task ids the iterations bind to names read after the loop (slot, id when not recorded).
   void set_joins(std::vector<std::pair<int, int64_t>> joins) { joins_ = std::move(joins); }
 
@@ -57,6 +60,7 @@ class ForStmt : public Stmt {
   std::vector<ExprPtr> deps_;
   bool manual_ = false;
   std::vector<std::pair<int, int64_t>> joins_;
+  std::unique_ptr<RowBatch> row_batch_;  // sequential loops only
   // Parallel / spmd loops with top-level barriers: where each phase of the body ends (the
   // indices of the barriers, then the body's size); empty without barriers.
   std::vector<size_t> phase_ends_;
@@ -180,6 +184,10 @@ class UnpackStmt : public Stmt {
 class WriteStmt : public Stmt {
  public:
   WriteStmt(int line, int target, std::vector<IndexItem> items, std::string text, ExprPtr value);
+  int target() const { return target_; }
+  const std::vector<IndexItem>& items() const { return items_; }
+  const std::string& text() const { return text_; }
+  const Expr& value() const { return *value_; }
 
  protected:
   void exec(Frame& frame) const override;
