@@ -42,11 +42,12 @@ class Analysis {
     return out;
   }
 
-  Params write_only(const json& body) const {
+  Params write_only(const json& body) {
+    find_bindings(body);
     Params touched(params_, false);  // used other than as the target of a write
-    for (size_t j = 0; j < aliases_.size(); ++j)  // viewed by another variable
+    for (size_t j = 0; j < aliases_.size(); ++j)  // viewed by another variable, other than a binding
       for (size_t k = 0; k < params_; ++k)
-        if (j != k && aliases_[j][k]) touched[k] = true;
+        if (j != k && aliases_[j][k] && !binding_[j]) touched[k] = true;
     collect_uses(body, touched);
     Params out(params_, false);
     for (size_t k = 0; k < params_ && k < aliases_.size(); ++k) out[k] = aliases_[k][k] && !touched[k];
@@ -163,10 +164,52 @@ class Analysis {
     }
   }
 
+  // The bindings: variables other than parameters that only ever hold another variable's
+  // value as it is (`a = y`, as a spliced InCore call binds its parameter to the caller's
+  // argument and its return value to a variable) or the result of a store into themselves
+  // (stored_target). Writing through one writes the variable it holds; a parameter viewed
+  // only by bindings can still be write-only.
+  void find_bindings(const json& body) {
+    binding_.assign(aliases_.size(), true);
+    for (size_t k = 0; k < params_ && k < binding_.size(); ++k) binding_[k] = false;
+    // Until no more change: a store's target must itself be a parameter or a binding.
+    while (unbind(body)) {
+    }
+  }
+
+  bool unbind(const json& block) {
+    bool changed = false;
+    const auto drop = [&](const json& s) {
+      const int64_t k = slot_index(s, binding_.size());
+      if (k < 0 || !binding_[static_cast<size_t>(k)]) return;
+      binding_[static_cast<size_t>(k)] = false;
+      changed = true;
+    };
+    for (const auto& st : block) {
+      const std::string s = st.value("s", std::string());
+      if (s == "assign") {
+        const json& value = st.at("value");
+        const bool plain = value.is_object() && value.value("e", std::string()) == "var";
+        if (!plain && stored_target(st) < 0) drop(st.at("slot"));
+      }
+      if (s == "for") drop(st.at("var"));
+      if (s == "unpack")
+        for (const auto& k : st.at("slots")) drop(k);
+      for (const char* child : {"body", "then", "else"})
+        if (st.contains(child)) changed |= unbind(st.at(child));
+    }
+    return changed;
+  }
+
+  // A parameter's variable or a binding: a store into it writes (a window of) a parameter.
+  bool store_target_slot(int64_t k) const {
+    return k >= 0 && (static_cast<size_t>(k) < params_ || (!binding_.empty() && binding_[static_cast<size_t>(k)]));
+  }
+
   // `pl.store(t, offsets, y)` or `y = pl.assemble(y, src, offsets)` without an atomic add:
-  // a statement that writes a window of parameter variable y and reads nothing of it (the
-  // op's result, y itself, is assigned back to y or dropped). The argument that is y's
-  // variable, or -1.
+  // a statement that writes a window of parameter variable (or binding) y and reads nothing
+  // of it (the op's result, y itself, is assigned back to y or dropped). The argument that
+  // is y's variable, or -1.
   int64_t stored_target(const json& st) const {
     const std::string s = st.value("s", std::string());
     if ((s != "assign" && s != "expr") || !st.contains("value")) return -1;
@@ -179,7 +222,7 @@ class Analysis {
     const json& arg = args[static_cast<size_t>(target)];
     if (!arg.is_object() || arg.value("e", std::string()) != "var" || !arg.contains("slot")) return -1;
     const int64_t k = slot_index(arg.at("slot"), aliases_.size());
-    if (k < 0 || static_cast<size_t>(k) >= params_) return -1;
+    if (!store_target_slot(k)) return -1;
     if (s == "assign" && slot_index(st.at("slot"), aliases_.size()) != k) return -1;
     if (call.contains("kwargs") && call.at("kwargs").is_object() && call.at("kwargs").contains("atomic")) {
       const json& atomic = call.at("kwargs").at("atomic");  // an atomic add reads the target
@@ -199,6 +242,10 @@ class Analysis {
       const int64_t k = slot_index(s, aliases_.size());
       if (k >= 0 && static_cast<size_t>(k) < params_) used[static_cast<size_t>(k)] = true;
     };
+    const auto dumped = [&](const json& s) {  // a dump reads all a variable may view
+      const int64_t k = slot_index(s, aliases_.size());
+      if (k >= 0) merge(used, aliases_[static_cast<size_t>(k)]);
+    };
     for (const auto& st : block) {
       const std::string s = st.value("s", std::string());
       if (const int64_t target = stored_target(st); target >= 0) {
@@ -209,12 +256,13 @@ class Analysis {
         if (call.contains("kwargs")) add_reads(call.at("kwargs"), used);
         continue;
       }
+      if (s == "assign" && rebinding(st)) continue;  // no read, and no new tensor in a parameter
       if (s == "assign") mark(st.at("slot"));
       if (s == "for") mark(st.at("var"));
       if (s == "unpack")
         for (const auto& k : st.at("slots")) mark(k);
       if (st.contains("dumps") && st.at("dumps").is_array())
-        for (const auto& k : st.at("dumps")) mark(k);
+        for (const auto& k : st.at("dumps")) dumped(k);
       if (s == "return" && st.contains("values") && st.at("values").is_array()) {
         for (const auto& v : st.at("values"))
           if (v.value("e", std::string()) != "var") add_reads(v, used);
@@ -238,14 +286,29 @@ class Analysis {
     }
   }
 
+  bool binding(const json& s) const {
+    const int64_t k = slot_index(s, binding_.size());
+    return k >= 0 && binding_[static_cast<size_t>(k)];
+  }
+
+  // `t = v` into a binding t, or `y = t` from a binding t into a parameter y (a spliced
+  // call taking the result back): no read of anything, and y then holds what it held or a
+  // tensor whose reads count through t's views.
+  bool rebinding(const json& st) const {
+    const json& value = st.at("value");
+    if (!value.is_object() || value.value("e", std::string()) != "var" || !value.contains("slot")) return false;
+    return binding(st.at("slot")) || binding(value.at("slot"));
+  }
+
   size_t params_;
   std::vector<Params> aliases_;  // per slot: the parameters its value may be a view of
+  std::vector<bool> binding_;    // per slot: a binding (find_bindings); empty before write_only
 };
 
 }  // namespace
 
 ParamUses param_uses(const json& function, bool host) {
-  const Analysis analysis(function);
+  Analysis analysis(function);
   const json& body = function.at("body");
   ParamUses uses;
   uses.written = analysis.written(body);

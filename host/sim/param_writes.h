@@ -21,7 +21,9 @@ struct ParamUses {
   std::vector<bool> written;
   // Per tensor parameter: whether the body at most writes it, through `write` statements on
   // the parameter's own variable (y[...] = v) and stores into it (pl.store(t, offsets, y),
-  // y = pl.assemble(y, src, offsets), neither an atomic add): no other variable may view it,
+  // y = pl.assemble(y, src, offsets), neither an atomic add), or the same on bindings of it
+  // (variables only ever given another variable's value as it is: a spliced call's
+  // parameter or return value): no other variable may view it,
   // nothing reads it (its return aside), it is never otherwise reassigned, passed to a call
   // or dumped. A pure Out
   // such a body writes cannot read an element it did not write, so a dispatch need not

@@ -168,6 +168,38 @@ TEST_CASE("a parameter is write-only when the body only writes it with write sta
   CHECK(write_only("[]") == std::vector<bool>{true, true, true, false});
 }
 
+TEST_CASE("a parameter bound to other names as it is (a spliced call's parameter and result) stays write-only") {
+  const auto assign = [](int slot, const std::string& value) {
+    return R"({"s": "assign", "line": 1, "slot": )" + std::to_string(slot) + R"(, "value": )" + value + "}";
+  };
+  const auto write = [](int target, const std::string& value) {
+    return R"({"s": "write", "line": 1, "target": )" + std::to_string(target) +
+           R"(, "index": [], "text": "t", "value": )" + value + "}";
+  };
+  // t0 = y (the callee's parameter); t0[...] = x; t0 = pl.store(x, [0], t0); t1 = t0 (its
+  // return value); y = t1 (the caller takes the result back).
+  const std::string bind = assign(4, var(2));
+  const std::string body = "[" + bind + ", " + write(4, kVarX) + ", " +
+                           assign(4, call("store", {kVarX, kZeros, var(4)})) + ", " + assign(5, var(4)) + ", " +
+                           assign(2, var(5)) + "]";
+  CHECK(write_only(body) == std::vector<bool>{false, true, true, false});
+  // Not when a binding is read (in a value, by a load), dumped or given to an op that
+  // writes it, when a name bound to y is also given a computed value, or when a window of y
+  // is bound.
+  for (const std::string& bad : std::vector<std::string>{
+           "[" + bind + ", " + write(4, call("add", {var(4), kVarX})) + "]",
+           "[" + bind + R"(, {"s": "at", "line": 1, "dumps": [4], "body": []}])",
+           "[" + bind + R"(, {"s": "expr", "line": 1, "value": )" + call("matmul_acc", {var(4), kVarX, kVarW}) + "}]",
+           "[" + bind + ", " + assign(4, call("add", {kVarX, kVarX})) + ", " + write(4, kVarX) + "]",
+           "[" + assign(4, R"({"e": "subscript", "base": )" + var(2) + R"(, "index": [], "text": "y"})") + ", " +
+               write(4, kVarX) + "]",
+           "[" + bind + ", " + assign(5, call("load", {var(4), kZeros, kZeros})) + "]",
+       }) {
+    INFO(bad);
+    CHECK(write_only(bad)[2] == false);
+  }
+}
+
 TEST_CASE("a host program reads a parameter outside its launches where any statement but a view binding reads it") {
   const std::string bind_w = R"({"s": "assign", "line": 1, "slot": 4, "value": {"e": "subscript", "base": )" +
                              std::string(kVarW) + R"(, "index": [], "text": "w"}})";
