@@ -164,11 +164,21 @@ class Analysis {
     }
   }
 
+  // `v` or `v[...]`: another variable's value as it is, or a window of it (a view; past the
+  // end of its tensor, a copy, whose writes then write nothing of v).
+  static bool binding_value(const json& value) {
+    if (!value.is_object()) return false;
+    const std::string e = value.value("e", std::string());
+    if (e == "var") return value.contains("slot");
+    return e == "subscript" && value.contains("base") && value.at("base").is_object() &&
+           value.at("base").value("e", std::string()) == "var";
+  }
+
   // The bindings: variables other than parameters that only ever hold another variable's
-  // value as it is (`a = y`, as a spliced InCore call binds its parameter to the caller's
-  // argument and its return value to a variable) or the result of a store into themselves
-  // (stored_target). Writing through one writes the variable it holds; a parameter viewed
-  // only by bindings can still be write-only.
+  // value as it is or a window of it (`a = y`, `blk = y[r : r + 64, :]`; a spliced InCore
+  // call binds its parameters and its return value so) or the result of a store into
+  // themselves (stored_target). Writing through one writes the variable it holds; a
+  // parameter viewed only by bindings can still be write-only.
   void find_bindings(const json& body) {
     binding_.assign(aliases_.size(), true);
     for (size_t k = 0; k < params_ && k < binding_.size(); ++k) binding_[k] = false;
@@ -187,11 +197,7 @@ class Analysis {
     };
     for (const auto& st : block) {
       const std::string s = st.value("s", std::string());
-      if (s == "assign") {
-        const json& value = st.at("value");
-        const bool plain = value.is_object() && value.value("e", std::string()) == "var";
-        if (!plain && stored_target(st) < 0) drop(st.at("slot"));
-      }
+      if (s == "assign" && !binding_value(st.at("value")) && stored_target(st) < 0) drop(st.at("slot"));
       if (s == "for") drop(st.at("var"));
       if (s == "unpack")
         for (const auto& k : st.at("slots")) drop(k);
@@ -256,7 +262,10 @@ class Analysis {
         if (call.contains("kwargs")) add_reads(call.at("kwargs"), used);
         continue;
       }
-      if (s == "assign" && rebinding(st)) continue;  // no read, and no new tensor in a parameter
+      if (s == "assign" && rebinding(st)) {  // no read, and no new tensor in a parameter
+        if (st.at("value").contains("index")) add_reads(st.at("value").at("index"), used);
+        continue;
+      }
       if (s == "assign") mark(st.at("slot"));
       if (s == "for") mark(st.at("var"));
       if (s == "unpack")
@@ -291,13 +300,14 @@ class Analysis {
     return k >= 0 && binding_[static_cast<size_t>(k)];
   }
 
-  // `t = v` into a binding t, or `y = t` from a binding t into a parameter y (a spliced
-  // call taking the result back): no read of anything, and y then holds what it held or a
-  // tensor whose reads count through t's views.
+  // `t = v` or `t = v[...]` into a binding t, or `y = t` from a binding t into a parameter y
+  // (a spliced call taking the result back): no read of v's elements (a window's indices
+  // aside), and y then holds what it held or a tensor whose reads count through t's views.
   bool rebinding(const json& st) const {
     const json& value = st.at("value");
-    if (!value.is_object() || value.value("e", std::string()) != "var" || !value.contains("slot")) return false;
-    return binding(st.at("slot")) || binding(value.at("slot"));
+    if (!binding_value(value)) return false;
+    if (binding(st.at("slot"))) return true;
+    return value.value("e", std::string()) == "var" && binding(value.at("slot"));
   }
 
   size_t params_;
