@@ -83,7 +83,8 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
   std::vector<bool> fresh(args.size(), true);  // not a resident buffer an earlier dispatch made
   std::vector<bool> in_place(args.size(), false);
   // The pure Outs the body only writes get their poison after the run, where it did not
-  // write (an L3 program's ranks write through chip launches, which this does not track).
+  // write. An L3 program's ranks in this process note their writes in the same log; ranks
+  // in worker processes write copies this cannot see, so those Outs are filled first.
   WriteLog unwritten;
   std::vector<size_t> tracked;  // the parameters it tracks, in its order
   for (size_t k = 0; k < args.size(); ++k) {
@@ -102,7 +103,7 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     } else if (p.direction == "Out") {
       device_tensors[k] = in_place[k] ? args[k].tensor
                                       : device.allocate(args[k].tensor.sizes(), args[k].tensor.scalar_type());
-      if (p.write_only && domain == nullptr) {
+      if (p.write_only && !remote) {
         unwritten.track(device_tensors[k]);
         tracked.push_back(k);
       } else {
@@ -144,11 +145,17 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
         for (Device* each : devices) each->set_recorder(nullptr);
       }
     } recording(device, options.recorder ? domain : nullptr, options.recorder);
-    struct Logging {
-      Device& device;
-      Logging(Device& d, WriteLog& log) : device(d) { device.set_write_log(log.empty() ? nullptr : &log); }
-      ~Logging() { device.set_write_log(nullptr); }
-    } logging(device, unwritten);
+    struct Logging {  // the log is the devices' (the ranks' too) for this dispatch only
+      std::vector<Device*> devices;
+      Logging(Device& d, CommDomain* domain, WriteLog& log) : devices{&d} {
+        if (domain)
+          for (int k = 0; k < domain->world_size(); ++k) devices.push_back(&domain->device(k));
+        for (Device* each : devices) each->set_write_log(log.empty() ? nullptr : &log);
+      }
+      ~Logging() {
+        for (Device* each : devices) each->set_write_log(nullptr);
+      }
+    } logging(device, remote ? nullptr : domain, unwritten);
     // The arguments' storages live until this function returns, beyond every window of
     // them (the frame's values do not leave it). Not with a recorder, which keeps windows
     // past the run, nor for an L3 program, whose ranks' devices cut their own.

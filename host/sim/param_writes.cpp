@@ -214,8 +214,8 @@ class Analysis {
 
   // `pl.store(t, offsets, y)` or `y = pl.assemble(y, src, offsets)` without an atomic add:
   // a statement that writes a window of parameter variable (or binding) y and reads nothing
-  // of it (the op's result, y itself, is assigned back to y or dropped). The argument that
-  // is y's variable, or -1.
+  // of it (the op's result, y itself, is assigned back to y or to a binding, or dropped).
+  // The argument that is y's variable, or -1.
   int64_t stored_target(const json& st) const {
     const std::string s = st.value("s", std::string());
     if ((s != "assign" && s != "expr") || !st.contains("value")) return -1;
@@ -229,7 +229,12 @@ class Analysis {
     if (!arg.is_object() || arg.value("e", std::string()) != "var" || !arg.contains("slot")) return -1;
     const int64_t k = slot_index(arg.at("slot"), aliases_.size());
     if (!store_target_slot(k)) return -1;
-    if (s == "assign" && slot_index(st.at("slot"), aliases_.size()) != k) return -1;
+    // The op's result is y itself: assigned back to y, or to a binding (`return
+    // pl.store(t, offsets, y)` in a spliced call binds its return value so).
+    if (s == "assign") {
+      const int64_t to = slot_index(st.at("slot"), aliases_.size());
+      if (to != k && !(to >= 0 && !binding_.empty() && binding_[static_cast<size_t>(to)])) return -1;
+    }
     if (call.contains("kwargs") && call.at("kwargs").is_object() && call.at("kwargs").contains("atomic")) {
       const json& atomic = call.at("kwargs").at("atomic");  // an atomic add reads the target
       const std::string v = atomic.value("v", std::string());

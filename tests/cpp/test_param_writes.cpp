@@ -142,7 +142,8 @@ TEST_CASE("a parameter is write-only when the body only writes it with write sta
   // Each other use of y makes it not: read on the right side, an index reading it, read
   // through a view bound to another variable, passed to an op that writes it, reassigned, unpacked into,
   // a loop variable, dumped by a task, returned as a window; an atomic add's store (it reads
-  // what it adds to), an assemble into y bound to another name, a store of y's own window.
+  // what it adds to), an assemble into y bound to another name that is read, a store of y's
+  // own window.
   const std::string sub_y = R"({"e": "subscript", "base": )" + var(2) + R"(, "index": [], "text": "y"})";
   for (const std::string& body : std::vector<std::string>{
            "[" + write_y(call("add", {sub_y, kVarX})) + "]",
@@ -159,7 +160,8 @@ TEST_CASE("a parameter is write-only when the body only writes it with write sta
            "[" + write_y(kVarX) + R"(, {"s": "return", "line": 9, "values": [)" + sub_y + "]}]",
            "[" + with_atomic(store_y, "Add") + "]",
            "[" + with_atomic(assemble_y, "Add") + "]",
-           R"([{"s": "assign", "line": 1, "slot": 4, "value": )" + call("assemble", {var(2), kVarX, kZeros}) + "}]",
+           R"([{"s": "assign", "line": 1, "slot": 4, "value": )" + call("assemble", {var(2), kVarX, kZeros}) + "}, " +
+               write_y(call("add", {var(4), kVarX})) + "]",
            R"([{"s": "expr", "line": 1, "value": )" + call("store", {sub_y, kZeros, var(2)}) + "}]",
        }) {
     INFO(body);
@@ -190,6 +192,10 @@ TEST_CASE("a parameter bound to other names as it is or as a window (a spliced c
                                R"(, "index": [{"k": "slice", "lo": )" + var(3) + R"(, "hi": null}], "text": "y[n:]"})";
   const std::string bind_window = assign(4, window_y);
   CHECK(write_only("[" + bind_window + ", " + write(4, kVarX) + ", " + assign(4, call("store", {kVarX, kZeros, var(4)})) +
+                   "]") == std::vector<bool>{false, true, true, false});
+  // `return pl.store(t, offsets, out)` in a spliced call: the store's result, y, bound to
+  // the call's return variable.
+  CHECK(write_only("[" + bind + ", " + assign(5, call("store", {kVarX, kZeros, var(4)})) + ", " + assign(2, var(5)) +
                    "]") == std::vector<bool>{false, true, true, false});
   // Not when a binding is read (in a value, by a load), dumped or given to an op that
   // writes it, when a name bound to y is also given a computed value, or when a window

@@ -93,6 +93,61 @@ def test_two_rank_exchange_passes_and_writes_the_l3_artifact(host, tmp_path):
     assert program["devices"] == [3, 5] and program["functions"][0]["level"] == "host"
 
 
+L3_HALF_COPY = '''
+import torch
+import pypto.language as pl
+import pypto.language.distributed as pld
+from golden import TensorSpec, run
+from pypto.ir.distributed_compiled_program import DistributedConfig
+from pypto.runtime import RunConfig
+
+
+@pl.jit.incore
+def copy_half(x: pl.Tensor[[1, 64], pl.INT8], y: pl.Out[pl.Tensor[[1, 64], pl.INT8]]):
+    return pl.store(pl.load(x, [0, 0], [1, 32]), [0, 0], y)
+
+
+@pl.jit
+def chip(x: pl.Tensor[[1, 64], pl.INT8], y: pl.Out[pl.Tensor[[1, 64], pl.INT8]]):
+    return copy_half(x, y)
+
+
+@pl.jit.host
+def host(xs: pl.Tensor[[2, 1, 64], pl.INT8], ys: pl.Out[pl.Tensor[[2, 1, 64], pl.INT8]]):
+    for r in pl.range(pld.world_size()):
+        chip(xs[r], ys[r], device=r)
+
+
+def init_xs():
+    xs = torch.ones(2, 1, 64, dtype=torch.int8)
+    xs[1, 0, 40] = -91  # the int8 poison, in a column no rank writes
+    return xs
+
+
+def golden(v):
+    v["ys"][:] = v["xs"]
+
+
+result = run(fn=host, specs=[TensorSpec("xs", [2, 1, 64], torch.int8, init_value=init_xs),
+                             TensorSpec("ys", [2, 1, 64], torch.int8)],
+             golden_fn=golden, config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
+print(result)
+raise SystemExit(0 if result.passed else 1)
+'''
+
+
+def test_the_ranks_writes_of_a_pure_out_are_tracked_exactly(host, tmp_path):
+    # Each rank stores columns 0..31 of its row of ys. Ranks in this process note their
+    # writes in the dispatch's write log, so the report counts exactly the 64 elements no
+    # rank wrote, the one whose golden is the poison value (-91) included; filled with the
+    # poison beforehand instead, that one would look written (63).
+    script = tmp_path / "l3_half_copy.py"
+    script.write_text(L3_HALF_COPY)
+    proc = host(script)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "    never written: 64 of 128 elements of 'ys' (the first at index (0, 0, 32))." in proc.stdout
+
+
 def test_under_python3_too(python3, tmp_path):
     proc = python3(l3_script(tmp_path))
     assert proc.returncode == 0, proc.stdout + proc.stderr
