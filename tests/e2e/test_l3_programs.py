@@ -3,6 +3,7 @@ all-reduce passes, and each kind of bad program ends in one located message nami
 rank, never a hang."""
 
 import json
+import os
 import re
 
 import pytest
@@ -130,7 +131,8 @@ def golden(v):
 
 result = run(fn=host, specs=[TensorSpec("xs", [2, 1, 64], torch.int8, init_value=init_xs),
                              TensorSpec("ys", [2, 1, 64], torch.int8)],
-             golden_fn=golden, config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
+             golden_fn=golden,
+             config=RunConfig(platform="a2a3sim", distributed_config=DistributedConfig(device_ids=[0, 1])))
 print(result)
 raise SystemExit(0 if result.passed else 1)
 '''
@@ -139,13 +141,15 @@ raise SystemExit(0 if result.passed else 1)
 def test_the_ranks_writes_of_a_pure_out_are_tracked_exactly(host, tmp_path):
     # Each rank stores columns 0..31 of its row of ys. Ranks in this process note their
     # writes in the dispatch's write log, so the report counts exactly the 64 elements no
-    # rank wrote, the one whose golden is the poison value (-91) included; filled with the
-    # poison beforehand instead, that one would look written (63).
+    # rank wrote, the one whose golden is the poison value (-91) included. Ranks in worker
+    # processes (the l3_process_ranks run) write copies the host cannot track: ys is then
+    # filled with the poison first, and that one element looks written (63).
     script = tmp_path / "l3_half_copy.py"
     script.write_text(L3_HALF_COPY)
     proc = host(script)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "    never written: 64 of 128 elements of 'ys' (the first at index (0, 0, 32))." in proc.stdout
+    unwritten = 63 if os.environ.get("PYPTO_SIM_RANKS") == "process" else 64
+    assert f"    never written: {unwritten} of 128 elements of 'ys' (the first at index (0, 0, 32))." in proc.stdout
 
 
 def test_under_python3_too(python3, tmp_path):
