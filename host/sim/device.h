@@ -114,6 +114,20 @@ class Device {
     return Ownership::Shared;
   }
 
+  // While a dispatch runs: the storages of its In arguments the program never writes
+  // (ParamInfo::may_be_written; empty otherwise). Nothing changes their bytes until the
+  // dispatch returns, so a tile loaded from one may be a view of it instead of a copy.
+  void set_read_only_storages(std::vector<const c10::StorageImpl*> storages) {
+    read_only_storages_ = std::move(storages);
+  }
+  bool read_only(const at::Tensor& base) const {
+    if (read_only_storages_.empty() || !base.has_storage()) return false;
+    const c10::StorageImpl* s = base.storage().unsafeGetStorageImpl();
+    for (const c10::StorageImpl* each : read_only_storages_)
+      if (each == s) return true;
+    return false;
+  }
+
   // While a dispatch records its tasks (the chip swimlane): where they go; null otherwise.
   void set_recorder(TaskRecorder* recorder) { recorder_ = recorder; }
   TaskRecorder* recorder() const { return recorder_; }
@@ -133,6 +147,7 @@ class Device {
   TaskRecorder* recorder_ = nullptr;
   WriteLog* write_log_ = nullptr;
   std::vector<const c10::StorageImpl*> dispatch_storages_;
+  std::vector<const c10::StorageImpl*> read_only_storages_;
   ThreadPool pool_;
   std::shared_ptr<DeviceMemory> memory_ = std::make_shared<DeviceMemory>();
   std::atomic<uint64_t> shuffle_calls_{0};
@@ -140,6 +155,9 @@ class Device {
   CommDomain* comm_ = nullptr;
   int rank_ = -1;
 };
+
+// Device::read_only of `device`; false without one.
+inline bool read_only(const Device* device, const at::Tensor& base) { return device != nullptr && device->read_only(base); }
 
 // Device::window_ownership of `device`; Shared without one (ops called outside a dispatch).
 inline Ownership window_ownership(const Device* device, const at::Tensor& base) {

@@ -53,6 +53,16 @@ bool works_in_place(const std::vector<HostArg>& args, size_t k, const ParamInfo&
   return true;
 }
 
+// The storages of the In arguments the program never writes (ParamInfo::may_be_written).
+std::vector<const c10::StorageImpl*> read_only_storages(const Function& fn, const std::vector<at::Tensor>& tensors) {
+  std::vector<const c10::StorageImpl*> out;
+  for (size_t k = 0; k < tensors.size(); ++k)
+    if (fn.params[k].is_tensor && fn.params[k].direction == "In" && !fn.params[k].may_be_written &&
+        tensors[k].defined() && tensors[k].has_storage())
+      out.push_back(tensors[k].storage().unsafeGetStorageImpl());
+  return out;
+}
+
 }  // namespace
 
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
@@ -156,6 +166,17 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
         for (Device* each : devices) each->set_write_log(nullptr);
       }
     } logging(device, remote ? nullptr : domain, unwritten);
+    struct ReadOnly {  // the In arguments nothing writes, for this dispatch's loads (pl.load)
+      std::vector<Device*> devices;
+      ReadOnly(Device& d, CommDomain* domain, std::vector<const c10::StorageImpl*> storages) : devices{&d} {
+        if (domain)
+          for (int k = 0; k < domain->world_size(); ++k) devices.push_back(&domain->device(k));
+        for (Device* each : devices) each->set_read_only_storages(storages);
+      }
+      ~ReadOnly() {
+        for (Device* each : devices) each->set_read_only_storages({});
+      }
+    } read_only(device, remote ? nullptr : domain, read_only_storages(fn, device_tensors));
     // The arguments' storages live until this function returns, beyond every window of
     // them (the frame's values do not leave it). Not with a recorder, which keeps windows
     // past the run, nor for an L3 program, whose ranks' devices cut their own.

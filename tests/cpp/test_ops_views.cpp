@@ -1,6 +1,7 @@
 // Creation, views, writes (load / store / assemble) and valid regions.
 #include "test_ops_util.h"
 
+#include "sim/device.h"
 #include "sim/expressions.h"
 #include "sim/strided_view.h"
 #include "sim/window.h"
@@ -162,6 +163,27 @@ TEST_CASE("a transient load views its window when it is fully valid; otherwise i
   const Value part = load({T(x), L({4, 0}), L({4, 8}), L({2, 8})});  // the padding must read as zero
   CHECK_FALSE(pypto_golden::sim::shares_memory(part.tensor, x));
   CHECK(same(part.tensor.narrow(0, 2, 2), at::zeros({2, 8})));
+}
+
+TEST_CASE("a load from an argument the dispatch holds read-only views its window; from any other tensor it copies") {
+  at::Tensor x = at::arange(48, at::kFloat).reshape({6, 8}) + 1, other = x.clone();
+  pypto_golden::sim::Device dev(0, pypto_golden::sim::DeviceOptions{});
+  dev.set_read_only_storages({x.storage().unsafeGetStorageImpl()});
+  const auto load = [&](std::vector<Value> pos) {
+    OpArgs a = make_args(std::move(pos), {}, "load");
+    a.device = &dev;
+    return op("load").fn(a);
+  };
+  const Value v = load({T(x), L({2, 4}), L({3, 4})});
+  CHECK(same(v.tensor, x.narrow(0, 2, 3).narrow(1, 4, 4)));
+  CHECK(v.tensor.data_ptr<float>() == x.data_ptr<float>() + 2 * 8 + 4);
+  const Value copied = load({T(other), L({2, 4}), L({3, 4})});
+  CHECK(same(copied.tensor, v.tensor));
+  CHECK_FALSE(pypto_golden::sim::shares_memory(copied.tensor, other));
+  const Value part = load({T(x), L({4, 0}), L({4, 8}), L({2, 8})});  // the padding must read as zero
+  CHECK_FALSE(pypto_golden::sim::shares_memory(part.tensor, x));
+  dev.set_read_only_storages({});
+  CHECK_FALSE(pypto_golden::sim::shares_memory(load({T(x), L({2, 4}), L({3, 4})}).tensor, x));
 }
 
 namespace {

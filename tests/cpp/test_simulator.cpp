@@ -165,6 +165,35 @@ TEST_CASE("a window that starts past the end names file, line, window and loop i
                        SimError);
 }
 
+TEST_CASE("a tile loaded from an In argument and then written is the kernel's own copy") {
+  // t = pl.load(x, [0, 0], [4, 3]); t[0:1, :] = t[0:1, :] + 100; y[:] = pl.load(x, [0, 0], [4, 3]).
+  // The write makes x a parameter the program may write, so its loads copy: x keeps its values.
+  const std::string load_x =
+      R"({"e": "call", "op": "load", "args": [{"e": "var", "slot": 0}, {"e": "list", "items": [{"e": "const", "dtype": "int64", "v": 0}, {"e": "const", "dtype": "int64", "v": 0}]}, {"e": "list", "items": [{"e": "const", "dtype": "int64", "v": 4}, {"e": "const", "dtype": "int64", "v": 3}]}], "kwargs": {}})";
+  const std::string row0 = R"([{"k": "slice", "lo": {"e": "const", "dtype": "int64", "v": 0}, "hi": {"e": "const", "dtype": "int64", "v": 1}}])";
+  const std::string text = R"({"format": "pypto-golden-sim", "version": 1, "source_file": "/k/load.py", "entry": "k",
+   "functions": [{"name": "k", "line": 1,
+     "params": [{"name": "x", "kind": "tensor", "direction": "In", "shape": [4, 3], "dtype": "fp32"},
+                {"name": "y", "kind": "tensor", "direction": "Out", "shape": [4, 3], "dtype": "fp32"}],
+     "slots": ["x", "y", "t"],
+     "body": [
+       {"s": "assign", "line": 2, "slot": 2, "value": )" + load_x + R"(},
+       {"s": "write", "line": 3, "target": 2, "text": "t[0:1]", "index": )" + row0 + R"(,
+        "value": {"e": "call", "op": "add", "args": [{"e": "subscript", "text": "t[0:1]", "base": {"e": "var", "slot": 2}, "index": )" + row0 + R"(}, {"e": "const", "dtype": "fp32", "v": 100.0}], "kwargs": {}}},
+       {"s": "write", "line": 4, "target": 1, "text": "y[:]", "index": [{"k": "slice", "lo": null, "hi": null}], "value": )" + load_x + R"(},
+       {"s": "return", "line": 5, "values": [{"e": "var", "slot": 1}]}]}]})";
+  auto prog = parse_program(text, "mem");
+  REQUIRE(prog->entry().params[0].may_be_written);
+  at::Tensor x = at::arange(12, at::kFloat).reshape({4, 3});
+  at::Tensor y = at::zeros({4, 3});
+  std::vector<HostArg> args(2);
+  args[0].tensor = x;
+  args[1].tensor = y;
+  Device dev(0, DeviceOptions{});
+  dispatch(*prog, args, dev);
+  CHECK(at::equal(y, x));
+}
+
 TEST_CASE("arguments that do not fit the parameters are refused") {
   auto prog = parse_program(tiled_add_program(2), "mem");
   Device dev(0, DeviceOptions{});

@@ -253,7 +253,8 @@ Value concat(const OpArgs& a, Dest& d) {
 }
 
 // pl.load(tensor, offsets, shapes, valid_shape=None, *, target_memory, clamp): a copy of the
-// window in a new tile; the padding outside the valid region is zero.
+// window in a new tile (or a view, where no one can tell); the padding outside the valid
+// region is zero.
 Value load(const OpArgs& a, Dest& d) {
   const Value& x_v = a.tensor(0, "tensor");
   const at::Tensor& x = x_v.tensor;
@@ -262,8 +263,11 @@ Value load(const OpArgs& a, Dest& d) {
   std::vector<int64_t> valid = window_read_valid(a, x_v, offset, shape, a.optional(3, "valid_shape"));
   const bool full = is_full(valid, shape);
   note_read(x, offset, valid);
-  // Fully valid, the copy would hold exactly the window's bytes.
-  if (a.transient && full) return Value::from_tensor(window_view(x, offset, shape, window_ownership(a.device, x)));
+  // Fully valid, the copy would hold exactly the window's bytes; so does a view, as long as
+  // those bytes do not change: a transient load's, read once at once, or an In argument's
+  // that the program never writes (through this tile either: writing it would write x).
+  if (full && (a.transient || read_only(a.device, x)))
+    return Value::from_tensor(window_view(x, offset, shape, window_ownership(a.device, x)));
   at::Tensor out = d.out(shape, x.scalar_type(), {x}, false, full);
   copy_window(out, x, offset, valid, c10::Scalar(int64_t(0)));
   return Value::from_tensor(out, std::move(valid));
