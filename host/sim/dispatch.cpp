@@ -63,6 +63,14 @@ std::vector<const c10::StorageImpl*> read_only_storages(const Function& fn, cons
   return out;
 }
 
+// `device` and, with a domain, its ranks' devices.
+std::vector<Device*> dispatch_devices(Device& device, CommDomain* domain) {
+  std::vector<Device*> out{&device};
+  if (domain)
+    for (int k = 0; k < domain->world_size(); ++k) out.push_back(&domain->device(k));
+  return out;
+}
+
 }  // namespace
 
 DispatchReport dispatch(const Program& program, const std::vector<HostArg>& args, Device& device,
@@ -146,37 +154,31 @@ DispatchReport dispatch(DispatchSession& session, const std::vector<HostArg>& ar
     DispatchThreadScope threads(device.pool().size());
     struct Recording {  // the recorder is the devices' (the ranks' too) for this dispatch only
       std::vector<Device*> devices;
-      Recording(Device& d, CommDomain* domain, TaskRecorder* r) : devices{&d} {
-        if (domain)
-          for (int k = 0; k < domain->world_size(); ++k) devices.push_back(&domain->device(k));
+      Recording(Device& d, CommDomain* domain, TaskRecorder* r) : devices(dispatch_devices(d, domain)) {
         for (Device* each : devices) each->set_recorder(r);
       }
       ~Recording() {
         for (Device* each : devices) each->set_recorder(nullptr);
       }
     } recording(device, options.recorder ? domain : nullptr, options.recorder);
-    struct Logging {  // the log is the devices' (the ranks' too) for this dispatch only
+    // For this dispatch only, on its device and the ranks' in this process: the write log
+    // of its write-only Outs, and the In arguments nothing writes (for pl.load's views).
+    struct Tracking {
       std::vector<Device*> devices;
-      Logging(Device& d, CommDomain* domain, WriteLog& log) : devices{&d} {
-        if (domain)
-          for (int k = 0; k < domain->world_size(); ++k) devices.push_back(&domain->device(k));
-        for (Device* each : devices) each->set_write_log(log.empty() ? nullptr : &log);
+      Tracking(Device& d, CommDomain* domain, WriteLog& log, const std::vector<const c10::StorageImpl*>& read_only)
+          : devices(dispatch_devices(d, domain)) {
+        for (Device* each : devices) {
+          each->set_write_log(log.empty() ? nullptr : &log);
+          each->set_read_only_storages(read_only);
+        }
       }
-      ~Logging() {
-        for (Device* each : devices) each->set_write_log(nullptr);
+      ~Tracking() {
+        for (Device* each : devices) {
+          each->set_write_log(nullptr);
+          each->set_read_only_storages({});
+        }
       }
-    } logging(device, remote ? nullptr : domain, unwritten);
-    struct ReadOnly {  // the In arguments nothing writes, for this dispatch's loads (pl.load)
-      std::vector<Device*> devices;
-      ReadOnly(Device& d, CommDomain* domain, std::vector<const c10::StorageImpl*> storages) : devices{&d} {
-        if (domain)
-          for (int k = 0; k < domain->world_size(); ++k) devices.push_back(&domain->device(k));
-        for (Device* each : devices) each->set_read_only_storages(storages);
-      }
-      ~ReadOnly() {
-        for (Device* each : devices) each->set_read_only_storages({});
-      }
-    } read_only(device, remote ? nullptr : domain, read_only_storages(fn, device_tensors));
+    } tracking(device, remote ? nullptr : domain, unwritten, read_only_storages(fn, device_tensors));
     // The arguments' storages live until this function returns, beyond every window of
     // them (the frame's values do not leave it). Not with a recorder, which keeps windows
     // past the run, nor for an L3 program, whose ranks' devices cut their own.

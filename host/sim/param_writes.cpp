@@ -207,10 +207,14 @@ class Analysis {
     return changed;
   }
 
-  // A parameter's variable or a binding: a store into it writes (a window of) a parameter.
-  bool store_target_slot(int64_t k) const {
-    return k >= 0 && (static_cast<size_t>(k) < params_ || (!binding_.empty() && binding_[static_cast<size_t>(k)]));
+  // A binding's slot number (false before find_bindings).
+  bool is_binding(int64_t k) const {
+    return k >= 0 && static_cast<size_t>(k) < binding_.size() && binding_[static_cast<size_t>(k)];
   }
+  bool binding(const json& s) const { return is_binding(slot_index(s, aliases_.size())); }
+
+  // A parameter's variable or a binding: a store into it writes (a window of) a parameter.
+  bool store_target_slot(int64_t k) const { return k >= 0 && (static_cast<size_t>(k) < params_ || is_binding(k)); }
 
   // `pl.store(t, offsets, y)` or `y = pl.assemble(y, src, offsets)` without an atomic add:
   // a statement that writes a window of parameter variable (or binding) y and reads nothing
@@ -233,7 +237,7 @@ class Analysis {
     // pl.store(t, offsets, y)` in a spliced call binds its return value so).
     if (s == "assign") {
       const int64_t to = slot_index(st.at("slot"), aliases_.size());
-      if (to != k && !(to >= 0 && !binding_.empty() && binding_[static_cast<size_t>(to)])) return -1;
+      if (to != k && !is_binding(to)) return -1;
     }
     if (call.contains("kwargs") && call.at("kwargs").is_object() && call.at("kwargs").contains("atomic")) {
       const json& atomic = call.at("kwargs").at("atomic");  // an atomic add reads the target
@@ -298,11 +302,6 @@ class Analysis {
       for (const char* child : {"body", "then", "else"})
         if (st.contains(child)) collect_host_reads(st.at(child), read);
     }
-  }
-
-  bool binding(const json& s) const {
-    const int64_t k = slot_index(s, binding_.size());
-    return k >= 0 && binding_[static_cast<size_t>(k)];
   }
 
   // `t = v` or `t = v[...]` into a binding t, or `y = t` from a binding t into a parameter y

@@ -173,9 +173,7 @@ bool RowBatch::run(Frame& frame, int64_t first, int64_t step, int64_t n) const {
       // (not broadcast across the batch); and a read of the rows being written must be of
       // exactly those rows: row r's result then depends on row r alone, as in the loop.
       if (!view || view->dim() != dst->dim() || view->size(0) != dst->size(0) ||
-          (shares_memory(*view, *dst) &&
-                    !(view->data_ptr() == dst->data_ptr() && view->sizes().equals(dst->sizes()) &&
-                      view->strides().equals(dst->strides()))))
+          (shares_memory(*view, *dst) && !same_view(*view, *dst)))
         return give_up();
       args.positional.push_back(Value::from_tensor(*view));
     } else {

@@ -29,6 +29,12 @@ at::Tensor corner_view(const at::Tensor& base, at::IntArrayRef extent);
 // base.transpose(axis1, axis2) (axes in range; negative ones count from the end), made directly.
 at::Tensor transposed_view(const at::Tensor& base, int64_t axis1, int64_t axis2);
 
+// Whether two tensors are the same view: one start, shape and strides (an elementwise op
+// may then read each element it writes, as it writes it).
+inline bool same_view(const at::Tensor& a, const at::Tensor& b) {
+  return a.const_data_ptr() == b.const_data_ptr() && a.sizes().equals(b.sizes()) && a.strides().equals(b.strides());
+}
+
 // Whether two tensors may share memory: overlapping byte ranges (windows side by side in
 // one tensor do not). Distinct buffers never overlap in the address space, so the ranges
 // alone decide; two tensors sharing bytes copy-on-write count as sharing.

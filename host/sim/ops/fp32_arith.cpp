@@ -1,5 +1,7 @@
 #include "sim/ops/fp32_arith.h"
 
+#include "sim/strided_view.h"
+
 #include <immintrin.h>
 
 #include <cstdint>
@@ -85,7 +87,7 @@ bool takes(const at::Tensor& x, const at::Tensor& like) {
 // `out` is `x` itself, or shares no storage with it: a row loop may then write as it reads.
 bool in_place_or_apart(const at::Tensor& out, const at::Tensor& x) {
   if (!out.storage().is_alias_of(x.storage())) return true;
-  return out.const_data_ptr() == x.const_data_ptr() && out.strides().equals(x.strides());
+  return same_view(out, x);
 }
 
 // Calls f with the op as a compile-time constant (std::integral_constant).

@@ -24,9 +24,7 @@ at::Tensor Dest::out(at::IntArrayRef shape, c10::ScalarType dtype, std::initiali
       if (!in.defined()) continue;
       if (!shares_memory(*dst_, in)) continue;
       // An elementwise op may read exactly the elements it writes (same start and layout).
-      if (elementwise && in.const_data_ptr() == dst_->const_data_ptr() && in.strides().equals(dst_->strides()) &&
-          in.sizes().equals(dst_->sizes()))
-        continue;
+      if (elementwise && same_view(in, *dst_)) continue;
       ok = false;
       break;
     }
