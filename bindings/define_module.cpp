@@ -104,8 +104,24 @@ py::tuple run(py::object fn, py::object specs, py::object golden_fn, py::object 
                         o.work_dir ? py::cast(*o.work_dir) : py::none(), bench, o.validated);
 }
 
+// Whether the arguments are of the parameters' kinds, one letter each ('t' a tensor, 's' a
+// number: bool, int or float; anything else is not checked). The Python caller builds the
+// message of a mismatch; checking here first keeps that loop off every dispatch.
+bool args_match(const py::tuple& args, const std::string& kinds) {
+  if (args.size() != kinds.size()) return false;
+  for (size_t k = 0; k < kinds.size(); ++k) {
+    PyObject* a = args[k].ptr();
+    if (kinds[k] == 't' && !THPVariable_Check(a)) return false;
+    if (kinds[k] == 's' && !PyBool_Check(a) && !PyLong_Check(a) && !PyFloat_Check(a)) return false;
+  }
+  return true;
+}
+
 // Dispatches a build directly (CompiledProgram.__call__): tensors in place, numbers as scalars.
-void simulate(const std::string& work_dir, py::list args, const std::string& platform, int device_id) {
+// With `kinds` (see args_match), arguments of other kinds dispatch nothing and return false.
+bool simulate(const std::string& work_dir, const py::tuple& args, const std::string& platform, int device_id,
+              const std::optional<std::string>& kinds) {
+  if (kinds && !args_match(args, *kinds)) return false;
   require_simulator(dispatch_platform(platform));
   auto program = sim::load_program_cached(work_dir);
   std::vector<sim::HostArg> host(args.size());
@@ -133,6 +149,7 @@ void simulate(const std::string& work_dir, py::list args, const std::string& pla
                       "'; on the device that write is lost (declare it pl.InOut to keep it)";
     if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
   }
+  return true;
 }
 
 py::tuple allclose(const std::string& name, const at::Tensor& actual, const at::Tensor& expected, double rtol,
@@ -259,7 +276,9 @@ void define_module(py::module_& m) {
         py::arg("error_type"), py::arg("seconds"),
         "Ends this thread's golden.run: writes the reports asked for (PYPTO_GOLDEN_JUNIT).");
   m.def("simulate", &simulate, py::arg("work_dir"), py::arg("args"), py::arg("platform") = "a2a3sim",
-        py::arg("device_id") = 0, "Dispatches a simulator build in place.");
+        py::arg("device_id") = 0, py::arg("kinds") = py::none(),
+        "Dispatches a simulator build in place; False (nothing dispatched) when `kinds` is given and an "
+        "argument is not of its parameter's kind ('t' tensor, 's' number).");
   m.def("allclose", &allclose, py::arg("name"), py::arg("actual"), py::arg("expected"), py::arg("rtol"),
         py::arg("atol"), "The default gate: (passed, report).");
   m.def("validate_golden", &validate_golden, py::arg("outputs"), py::arg("golden"), py::arg("rtol"), py::arg("atol"),

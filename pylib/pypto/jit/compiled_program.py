@@ -39,6 +39,8 @@ class CompiledProgram:
         self._output_dir = Path(output_dir)
         self._program = Program(program)
         self._param_kinds = tuple(p["kind"] for p in self._program["functions"][0]["params"])
+        # What the native dispatch checks the arguments against, one letter a parameter.
+        self._kind_letters = "".join({"tensor": "t", "scalar": "s"}.get(k, "-") for k in self._param_kinds)
         self._meta = meta
         self.platform = meta["platform"]
         self.backend_type = meta["backend_type"]
@@ -112,8 +114,7 @@ class CompiledProgram:
                                                         str(self._output_dir))
 
     def _check_args(self, args):
-        # Every dispatch passes here: one pass over the kinds read in __init__; the messages
-        # are built only for a bad argument.
+        # The arguments the native check refused: the first that is not of its kind raises.
         import torch
         kinds = self._param_kinds
         if len(args) != len(kinds):
@@ -135,9 +136,12 @@ class CompiledProgram:
     def __call__(self, *args, config=None):
         """Dispatch in place (outputs are written into the tensors passed); returns None."""
         platform = self.platform if config is None else _as_platform(config)
-        self._check_args(args)
         import _pypto_golden  # native, provided by the host; only needed to dispatch
-        _pypto_golden.simulate(str(self._output_dir), list(args), platform)
+        # The native side checks the arguments' kinds first and dispatches nothing on a
+        # mismatch, which _check_args then names.
+        if not _pypto_golden.simulate(str(self._output_dir), args, platform, 0, self._kind_letters):
+            self._check_args(args)
+            _pypto_golden.simulate(str(self._output_dir), args, platform)
         return None
 
 
