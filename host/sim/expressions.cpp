@@ -35,6 +35,13 @@ Value VarExpr::eval(Frame& frame) const {
   return v;
 }
 
+bool VarExpr::try_int(Frame& frame, int64_t& out) const {
+  const Value& v = frame.slots[static_cast<size_t>(slot_)];
+  if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Bool) return false;
+  out = v.i;
+  return true;
+}
+
 namespace {
 
 int64_t floor_div(int64_t a, int64_t b) {
@@ -125,6 +132,25 @@ Value element_value(const at::Tensor& e) {
 }
 
 }  // namespace
+
+// scalar_binop's integer arithmetic on two integer (or bool) operands, the same wrapping
+// sums and products and floor division; a division by zero is left to eval's message.
+bool BinOpExpr::try_int(Frame& frame, int64_t& out) const {
+  if (op_ != BinOp::Add && op_ != BinOp::Sub && op_ != BinOp::Mul && op_ != BinOp::FloorDiv && op_ != BinOp::Mod)
+    return false;
+  int64_t x = 0, y = 0;
+  if (!lhs_->try_int(frame, x) || !rhs_->try_int(frame, y)) return false;
+  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  switch (op_) {
+    case BinOp::Add: out = static_cast<int64_t>(ux + uy); return true;
+    case BinOp::Sub: out = static_cast<int64_t>(ux - uy); return true;
+    case BinOp::Mul: out = static_cast<int64_t>(ux * uy); return true;
+    default: break;
+  }
+  if (y == 0) return false;
+  out = op_ == BinOp::FloorDiv ? floor_div(x, y) : x - floor_div(x, y) * y;
+  return true;
+}
 
 Value BinOpExpr::eval(Frame& frame) const {
   Value a = lhs_->eval(frame);

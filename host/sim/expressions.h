@@ -17,6 +17,11 @@ class ConstExpr : public Expr {
   const Value& value() const { return value_; }
   Value eval(Frame&) const override { return value_; }
   bool writes_nothing() const override { return true; }
+  bool try_int(Frame&, int64_t& out) const override {
+    if (value_.kind != Value::Kind::Int && value_.kind != Value::Kind::Bool) return false;
+    out = value_.i;
+    return true;
+  }
 
  private:
   Value value_;
@@ -28,6 +33,7 @@ class VarExpr : public Expr {
   int slot() const { return slot_; }
   Value eval(Frame& frame) const override;
   bool writes_nothing() const override { return true; }
+  bool try_int(Frame& frame, int64_t& out) const override;
 
  private:
   int slot_;
@@ -46,6 +52,7 @@ class BinOpExpr : public Expr {
   const Expr& rhs() const { return *rhs_; }
   Value eval(Frame& frame) const override;
   bool writes_nothing() const override { return lhs_->writes_nothing() && rhs_->writes_nothing(); }
+  bool try_int(Frame& frame, int64_t& out) const override;
 
  private:
   BinOp op_;

@@ -23,6 +23,23 @@ struct Frame {
   int64_t launch = 0;  // the spmd launch whose block this iteration runs (task graph recorded), else 0
   bool returned = false;
   Value return_value;
+
+  // A copy of this frame whose variables are held in `slots` (of any contents: given the
+  // frame's values here), so that a caller may hand in a vector whose memory it reuses.
+  Frame copy_into(std::vector<Value> slots) const {
+    Frame f;
+    f.function = function;
+    f.device = device;
+    slots.assign(this->slots.begin(), this->slots.end());
+    f.slots = std::move(slots);
+    f.active_loop_vars.reserve(active_loop_vars.size() + 1);  // room for the copy's loop variable
+    f.active_loop_vars = active_loop_vars;
+    f.in_parallel = in_parallel;
+    f.launch = launch;
+    f.returned = returned;
+    f.return_value = return_value;
+    return f;
+  }
 };
 
 class Expr {
@@ -35,8 +52,20 @@ class Expr {
   // Evaluating it writes no memory (a constant, a variable, scalar arithmetic on them, a
   // load): what a load evaluated before it still reads the same bytes after it.
   virtual bool writes_nothing() const { return false; }
+  // The integer value, without making a Value, when the node is a constant, a variable or
+  // integer arithmetic of those and its value is an integer or bool scalar (an index, a
+  // bound); false, having thrown nothing, otherwise. eval() gives the same value.
+  virtual bool try_int(Frame&, int64_t&) const { return false; }
 };
 using ExprPtr = std::unique_ptr<Expr>;
+
+// An integer-valued expression: try_int's fast path, else eval() and Value::as_int(what)
+// (whose message names `what` when it is not an integer).
+inline int64_t eval_int(const Expr& e, Frame& frame, const char* what) {
+  int64_t v = 0;
+  if (e.try_int(frame, v)) return v;
+  return e.eval(frame).as_int(what);
+}
 
 class Stmt {
  public:

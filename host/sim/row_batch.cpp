@@ -68,33 +68,17 @@ bool rows_move(const std::vector<IndexItem>& items, int var) {
   return true;
 }
 
-// The windows base[items] of all n iterations as one view, or nullopt when they are not one
-// strided view inside the tensor. `rows_apart`: each iteration's rows must follow the last's
-// (the target), not repeat them.
-std::optional<at::Tensor> batched_window(const Value& base, const std::vector<IndexItem>& items,
-                                         const std::string& text, Frame& frame, int var, int64_t first,
-                                         int64_t last, int64_t n, bool rows_apart) {
-  if (!base.is_tensor() || !base.fully_valid() || !at::isFloatingType(base.tensor.scalar_type())) return std::nullopt;
-  Value& slot = frame.slots[static_cast<size_t>(var)];
-  std::optional<Window> head, tail;
-  try {
-    slot = Value::from_int(first);
-    head.emplace(resolve_window(base, items, frame, text));
-    slot = Value::from_int(last);
-    tail.emplace(resolve_window(base, items, frame, text));
-  } catch (const KernelError&) {
-    return std::nullopt;  // the loop reaches that iteration and reports it
-  } catch (const c10::Error&) {
-    return std::nullopt;
-  }
+// The windows of all n iterations as one view of `base`, given where the first and the
+// last lie, or nullopt when they are not one strided view inside the tensor.
+std::optional<at::Tensor> batched_view(const at::Tensor& base, const WindowGeometry& head,
+                                       const WindowGeometry& tail, int64_t n, bool rows_apart) {
   // Both ends inside the tensor and of one shape: the bounds are affine, so every
   // iteration's window is inside and of that shape.
-  const at::Tensor& a = head->view;
-  if (head->overhangs() || tail->overhangs() || !a.sizes().equals(tail->view.sizes()) || a.dim() == 0) return std::nullopt;
-  const int64_t span = tail->view.storage_offset() - a.storage_offset();
+  if (head.overhang || tail.overhang || head.sizes != tail.sizes || head.sizes.empty()) return std::nullopt;
+  const int64_t span = tail.offset - head.offset;
   if (span % (n - 1) != 0) return std::nullopt;
   const int64_t step = span / (n - 1);  // elements from one iteration's window to the next
-  std::vector<int64_t> sizes = a.sizes().vec(), strides = a.strides().vec();
+  c10::SmallVector<int64_t, 6> sizes = head.sizes, strides = head.strides;
   if (sizes[0] == 1 && step >= (rows_apart ? 1 : 0)) {
     sizes[0] = n;  // one row an iteration, `step` apart (0: the same row each time, read only)
     strides[0] = step;
@@ -103,7 +87,28 @@ std::optional<at::Tensor> batched_window(const Value& base, const std::vector<In
   } else {
     return std::nullopt;
   }
-  return strided_view(a, sizes, strides, a.storage_offset());
+  return strided_view(base, sizes, strides, head.offset);
+}
+
+// The windows base[items] of all n iterations as one view, or nullopt when they are not one
+// strided view inside the tensor. `rows_apart`: each iteration's rows must follow the last's
+// (the target), not repeat them.
+std::optional<at::Tensor> batched_window(const Value& base, const std::vector<IndexItem>& items,
+                                         const std::string& text, Frame& frame, int var, int64_t first,
+                                         int64_t last, int64_t n, bool rows_apart) {
+  if (!base.is_tensor() || !base.fully_valid() || !at::isFloatingType(base.tensor.scalar_type())) return std::nullopt;
+  Value& slot = frame.slots[static_cast<size_t>(var)];
+  try {
+    slot = Value::from_int(first);  // no views of the two ends: only where they lie
+    const WindowGeometry head = window_geometry(base, items, frame, text);
+    slot = Value::from_int(last);
+    const WindowGeometry tail = window_geometry(base, items, frame, text);
+    return batched_view(base.tensor, head, tail, n, rows_apart);
+  } catch (const KernelError&) {
+    return std::nullopt;  // the loop reaches that iteration and reports it
+  } catch (const c10::Error&) {
+    return std::nullopt;
+  }
 }
 
 // Whether no two elements of the view share memory: taking the axes by growing stride,

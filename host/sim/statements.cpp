@@ -222,10 +222,34 @@ int64_t ForStmt::submit_launch(Frame& frame, int64_t trips) const {
   return id;
 }
 
+namespace {
+
+// The variable vectors of finished iterations, kept per thread for the next iteration's
+// copy: with a dozen or more variables a copy is over a kilobyte, a size the allocator
+// serves slowly, and a kernel makes one for every parallel iteration and spmd block.
+PYPTO_HOT_THREAD_LOCAL std::vector<std::vector<Value>> spare_slots;
+constexpr size_t kSpareSlots = 16;
+
+std::vector<Value> take_spare_slots() {
+  if (spare_slots.empty()) return {};
+  std::vector<Value> v = std::move(spare_slots.back());
+  spare_slots.pop_back();
+  return v;
+}
+
+// Ends an iteration's frame: its values go now (tensors released), its vector's memory
+// to the spares.
+void recycle(Frame& local) {
+  local.slots.clear();
+  if (spare_slots.size() < kSpareSlots) spare_slots.push_back(std::move(local.slots));
+}
+
+}  // namespace
+
 // The variables of one iteration of a parallel / spmd loop: its own copy of the frame's,
 // with the loop variable set to `index`.
 Frame ForStmt::iteration_frame(const Frame& frame, int64_t index) const {
-  Frame local = frame;
+  Frame local = frame.copy_into(take_spare_slots());
   local.slots[static_cast<size_t>(var_)] = Value::from_int(index);
   local.active_loop_vars.push_back(var_);
   local.in_parallel = true;
@@ -253,13 +277,16 @@ void ForStmt::run_phases(Frame& frame, int64_t start, int64_t step, int64_t trip
     }
     begin = end + 1;  // past the barrier
   }
-  for (int64_t k = 0; k < trips; ++k) joins.collect(k, locals[static_cast<size_t>(k)]);
+  for (int64_t k = 0; k < trips; ++k) {
+    joins.collect(k, locals[static_cast<size_t>(k)]);
+    recycle(locals[static_cast<size_t>(k)]);
+  }
 }
 
 void ForStmt::exec(Frame& frame) const {
-  const int64_t start = start_->eval(frame).as_int("the loop start");
-  const int64_t stop = stop_->eval(frame).as_int("the loop stop");
-  const int64_t step = step_->eval(frame).as_int("the loop step");
+  const int64_t start = eval_int(*start_, frame, "the loop start");
+  const int64_t stop = eval_int(*stop_, frame, "the loop stop");
+  const int64_t step = eval_int(*step_, frame, "the loop step");
   if (step == 0) throw KernelError("the loop step must not be zero");
   int64_t trips = 0;
   if (step > 0 && stop > start) trips = (stop - start + step - 1) / step;
@@ -278,6 +305,7 @@ void ForStmt::exec(Frame& frame) const {
         Frame local = iteration_frame(frame, start + k * step);
         run_block(body_, local);
         joins.collect(k, local);
+        recycle(local);
       };
       if (ordered_) {
         // Iterations linked through an array run one after another, so a dependency of one

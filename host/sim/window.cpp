@@ -22,62 +22,67 @@ Window resolve_window(const at::Tensor& tensor, const std::vector<IndexItem>& it
   return resolve_window(Value::from_tensor(tensor), items, frame, text);
 }
 
-Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Frame& frame,
-                      const std::string& text) {
+WindowGeometry window_geometry(const Value& base, const std::vector<IndexItem>& items, Frame& frame,
+                               const std::string& text) {
   const at::Tensor& tensor = base.tensor;
   const int64_t rank = tensor.dim();
   if (static_cast<int64_t>(items.size()) > rank)
     throw KernelError(text + " has " + std::to_string(items.size()) + " indices but the tensor has rank " +
                       std::to_string(rank) + " " + python_shape_repr(tensor.sizes()));
-  Window w;
-  w.all_indexed = static_cast<int64_t>(items.size()) == rank;
-  // The window's geometry, built axis by axis and turned into one view at the end: `sizes`
-  // are the view's (cut at the tensor's end), `shape` the window's as written.
-  c10::SmallVector<int64_t, 6> sizes, strides, shape, valid;  // on the stack: a window is cut per op
-  bool overhang = false;
-  int64_t offset = tensor.storage_offset();
-  bool whole = true;  // every item is a full slice: the window is the tensor itself
+  WindowGeometry g;  // built axis by axis, on the stack: a window is cut per op
+  g.all_indexed = static_cast<int64_t>(items.size()) == rank;
+  g.offset = tensor.storage_offset();
   for (size_t k = 0; k < items.size(); ++k) {
     const IndexItem& item = items[k];
     const int64_t extent = tensor.size(static_cast<int64_t>(k));
     const int64_t stride = tensor.stride(static_cast<int64_t>(k));
     const int64_t base_valid = base.fully_valid() ? extent : base.valid[k];
     if (item.is_slice) {
-      w.all_indexed = false;
-      int64_t lo = item.lo ? item.lo->eval(frame).as_int("a slice start") : 0;
-      int64_t hi = item.hi ? item.hi->eval(frame).as_int("a slice end") : extent;
+      g.all_indexed = false;
+      int64_t lo = item.lo ? eval_int(*item.lo, frame, "a slice start") : 0;
+      int64_t hi = item.hi ? eval_int(*item.hi, frame, "a slice end") : extent;
       if (lo < 0 || lo > extent || lo > hi)
         throw KernelError(text + " is outside its tensor: axis " + std::to_string(k) + " asks for [" +
                           std::to_string(lo) + ":" + std::to_string(hi) + "] but the extent is " +
                           std::to_string(extent) + " (shape " + python_shape_repr(tensor.sizes()) + ")");
       const int64_t inside = std::min(hi, extent) - lo;
-      overhang = overhang || hi > extent;
-      whole = whole && lo == 0 && hi == extent;
-      offset += lo * stride;
-      sizes.push_back(inside);
-      strides.push_back(stride);
-      shape.push_back(hi - lo);
-      valid.push_back(std::clamp<int64_t>(base_valid - lo, 0, inside));
+      g.overhang = g.overhang || hi > extent;
+      g.whole = g.whole && lo == 0 && hi == extent;
+      g.offset += lo * stride;
+      g.sizes.push_back(inside);
+      g.strides.push_back(stride);
+      g.shape.push_back(hi - lo);
+      g.valid.push_back(std::clamp<int64_t>(base_valid - lo, 0, inside));
     } else {
-      int64_t i = item.index->eval(frame).as_int("an index");
+      int64_t i = eval_int(*item.index, frame, "an index");
       if (i < 0 || i >= extent)
         throw KernelError(text + " is outside its tensor: axis " + std::to_string(k) + " index " +
                           std::to_string(i) + " but the extent is " + std::to_string(extent) +
                           " (shape " + python_shape_repr(tensor.sizes()) + ")");
-      whole = false;
-      offset += i * stride;
+      g.whole = false;
+      g.offset += i * stride;
     }
   }
   for (int64_t k = static_cast<int64_t>(items.size()); k < rank; ++k) {
-    sizes.push_back(tensor.size(k));
-    strides.push_back(tensor.stride(k));
-    shape.push_back(tensor.size(k));
-    valid.push_back(base.fully_valid() ? tensor.size(k) : base.valid[static_cast<size_t>(k)]);
+    g.sizes.push_back(tensor.size(k));
+    g.strides.push_back(tensor.stride(k));
+    g.shape.push_back(tensor.size(k));
+    g.valid.push_back(base.fully_valid() ? tensor.size(k) : base.valid[static_cast<size_t>(k)]);
   }
-  w.view = whole ? tensor : strided_view(tensor, sizes, strides, offset, window_ownership(frame.device, tensor));
+  return g;
+}
+
+Window resolve_window(const Value& base, const std::vector<IndexItem>& items, Frame& frame,
+                      const std::string& text) {
+  const WindowGeometry g = window_geometry(base, items, frame, text);
+  const at::Tensor& tensor = base.tensor;
+  Window w;
+  w.all_indexed = g.all_indexed;
+  w.view = g.whole ? tensor
+                   : strided_view(tensor, g.sizes, g.strides, g.offset, window_ownership(frame.device, tensor));
   if (w.all_indexed) return w;
-  if (overhang) w.overhang_shape.assign(shape.begin(), shape.end());
-  if (valid != shape) w.valid.assign(valid.begin(), valid.end());
+  if (g.overhang) w.overhang_shape.assign(g.shape.begin(), g.shape.end());
+  if (g.valid != g.shape) w.valid.assign(g.valid.begin(), g.valid.end());
   return w;
 }
 

@@ -10,6 +10,8 @@
 
 #include "sim/nodes.h"
 
+#include <c10/util/SmallVector.h>
+
 #include <string>
 #include <vector>
 
@@ -39,6 +41,19 @@ struct Window {
   // Moves the view and the region out of the window.
   Value value(Device* device) &&;
 };
+
+// Where `base[items]` lies in base's storage, before any view of it is made: the view's
+// sizes and strides (cut at the tensor's end), its first element, the window's shape as
+// written and its valid region. Throws KernelError when the window leaves the tensor.
+struct WindowGeometry {
+  int64_t offset = 0;
+  c10::SmallVector<int64_t, 6> sizes, strides, shape, valid;
+  bool overhang = false;     // a slice runs past the end of its axis
+  bool whole = true;         // every item is a full slice: the window is the tensor itself
+  bool all_indexed = false;  // every axis had an integer index: an element, not a window
+};
+WindowGeometry window_geometry(const Value& base, const std::vector<IndexItem>& items, Frame& frame,
+                               const std::string& text);
 
 // Resolves `tensor[items]`; `text` is the subscript's source text for messages. Throws
 // KernelError when the window leaves the tensor.

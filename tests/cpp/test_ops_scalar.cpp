@@ -2,6 +2,7 @@
 #include "test_ops_util.h"
 
 #include "sim/dispatch.h"
+#include "sim/expressions.h"
 #include "sim/program_loader.h"
 
 using namespace ops_test;
@@ -126,4 +127,44 @@ TEST_CASE("ops allocate the tensors they create in the device's memory when give
   r = Value::none();
   Value again = op("mul").fn(a);
   CHECK(again.tensor.data_ptr() == block);
+}
+
+TEST_CASE("an index's integer fast path gives eval's value, and eval's error where it has none") {
+  using namespace pypto_golden::sim;
+  auto c = [](Value v) -> ExprPtr { return std::make_unique<ConstExpr>(std::move(v)); };
+  auto v = [](int slot) -> ExprPtr { return std::make_unique<VarExpr>(slot); };
+  auto bin = [](BinOp op, ExprPtr a, ExprPtr b) -> ExprPtr {
+    return std::make_unique<BinOpExpr>(op, "op", std::move(a), std::move(b), nullptr);
+  };
+  Function fn;
+  fn.slot_names = {"i", "b", "f", "unset"};
+  Frame frame;
+  frame.function = &fn;
+  frame.slots = {Value::from_int(-7, c10::kInt), Value::from_bool(true), Value::from_float(2.5), Value{}};
+  int64_t out = 0;
+  // Every integer form agrees with eval(): floor division and modulo round toward -inf,
+  // sums wrap, a bool counts as 0 / 1.
+  for (BinOp op : {BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::FloorDiv, BinOp::Mod}) {
+    for (int64_t rhs : {int64_t{2}, int64_t{-3}, INT64_MAX}) {
+      ExprPtr e = bin(op, v(0), c(Value::from_int(rhs)));
+      CHECK(e->try_int(frame, out));
+      CHECK(out == e->eval(frame).as_int("x"));
+    }
+  }
+  ExprPtr with_bool = bin(BinOp::Add, v(1), bin(BinOp::Mul, c(Value::from_int(3)), v(0)));
+  CHECK(with_bool->try_int(frame, out));
+  CHECK(out == -20);
+  CHECK(eval_int(*with_bool, frame, "x") == -20);
+  // Not an integer, or an error: no fast path, and eval_int says what eval says.
+  ExprPtr by_zero = bin(BinOp::FloorDiv, v(0), c(Value::from_int(0)));
+  CHECK_FALSE(by_zero->try_int(frame, out));
+  CHECK_THROWS_WITH_AS(eval_int(*by_zero, frame, "a slice start"), "integer division by zero in 'op'", KernelError);
+  ExprPtr with_float = bin(BinOp::Add, v(0), v(2));
+  CHECK_FALSE(with_float->try_int(frame, out));
+  CHECK_THROWS_WITH_AS(eval_int(*with_float, frame, "a slice start"),
+                       "a slice start must be an integer scalar, got scalar fp32 -4.5", KernelError);
+  CHECK_FALSE(v(3)->try_int(frame, out));
+  CHECK_THROWS_WITH_AS(eval_int(*v(3), frame, "an index"), "'unset' is used before it is assigned", KernelError);
+  CHECK_FALSE(bin(BinOp::Lt, v(0), c(Value::from_int(1)))->try_int(frame, out));
+  CHECK(eval_int(*bin(BinOp::Lt, v(0), c(Value::from_int(1))), frame, "x") == 1);
 }
