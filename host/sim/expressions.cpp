@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 
 #include <cmath>
+#include <optional>
 
 namespace pypto_golden::sim {
 
@@ -50,6 +51,20 @@ int64_t floor_div(int64_t a, int64_t b) {
   return q;
 }
 
+// Integer +, -, *, // and % as Python computes them (floor rounding), wrapping at 64 bits;
+// nullopt for another operator or a division by zero.
+std::optional<int64_t> integer_arith(BinOp op, int64_t x, int64_t y) {
+  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+  switch (op) {
+    case BinOp::Add: return static_cast<int64_t>(ux + uy);
+    case BinOp::Sub: return static_cast<int64_t>(ux - uy);
+    case BinOp::Mul: return static_cast<int64_t>(ux * uy);
+    case BinOp::FloorDiv: return y == 0 ? std::nullopt : std::optional<int64_t>(floor_div(x, y));
+    case BinOp::Mod: return y == 0 ? std::nullopt : std::optional<int64_t>(x - floor_div(x, y) * y);
+    default: return std::nullopt;
+  }
+}
+
 Value scalar_binop(BinOp op, const std::string& symbol, const Value& a, const Value& b) {
   if (!a.is_scalar() || !b.is_scalar())
     throw KernelError("operator '" + symbol + "' needs two scalars, got " + a.describe() + " and " +
@@ -65,14 +80,13 @@ Value scalar_binop(BinOp op, const std::string& symbol, const Value& a, const Va
     c10::ScalarType t = (a.stype == c10::kLong || b.stype == c10::kLong) ? c10::kLong : a.stype;
     if (t == c10::kBool) t = c10::kLong;
     switch (op) {
-      case BinOp::Add: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)), t);
-      case BinOp::Sub: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)), t);
-      case BinOp::Mul: return Value::from_int(static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)), t);
+      case BinOp::Add:
+      case BinOp::Sub:
+      case BinOp::Mul:
       case BinOp::FloorDiv:
       case BinOp::Mod:
-        if (y == 0) throw KernelError("integer division by zero in '" + symbol + "'");
-        return op == BinOp::FloorDiv ? Value::from_int(floor_div(x, y), t)
-                                     : Value::from_int(x - floor_div(x, y) * y, t);
+        if (std::optional<int64_t> r = integer_arith(op, x, y)) return Value::from_int(*r, t);
+        throw KernelError("integer division by zero in '" + symbol + "'");
       case BinOp::Eq: return Value::from_bool(x == y);
       case BinOp::Ne: return Value::from_bool(x != y);
       case BinOp::Lt: return Value::from_bool(x < y);
@@ -133,22 +147,14 @@ Value element_value(const at::Tensor& e) {
 
 }  // namespace
 
-// scalar_binop's integer arithmetic on two integer (or bool) operands, the same wrapping
-// sums and products and floor division; a division by zero is left to eval's message.
+// scalar_binop's integer arithmetic (integer_arith) on two integer (or bool) operands; a
+// comparison, and a division by zero, are left to eval.
 bool BinOpExpr::try_int(Frame& frame, int64_t& out) const {
-  if (op_ != BinOp::Add && op_ != BinOp::Sub && op_ != BinOp::Mul && op_ != BinOp::FloorDiv && op_ != BinOp::Mod)
-    return false;
   int64_t x = 0, y = 0;
   if (!lhs_->try_int(frame, x) || !rhs_->try_int(frame, y)) return false;
-  const uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-  switch (op_) {
-    case BinOp::Add: out = static_cast<int64_t>(ux + uy); return true;
-    case BinOp::Sub: out = static_cast<int64_t>(ux - uy); return true;
-    case BinOp::Mul: out = static_cast<int64_t>(ux * uy); return true;
-    default: break;
-  }
-  if (y == 0) return false;
-  out = op_ == BinOp::FloorDiv ? floor_div(x, y) : x - floor_div(x, y) * y;
+  const std::optional<int64_t> r = integer_arith(op_, x, y);
+  if (!r) return false;
+  out = *r;
   return true;
 }
 
