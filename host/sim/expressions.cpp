@@ -2,6 +2,7 @@
 
 #include "sim/finite_check.h"
 #include "sim/kernel_error.h"
+#include "sim/row_nest.h"
 #include "sim/task_windows.h"
 #include "tensor/dtype_names.h"
 #include "tensor/python_repr.h"
@@ -17,16 +18,20 @@ WrittenCorner Expr::eval_into(Frame& frame, const at::Tensor& dst) const { retur
 
 WrittenCorner assign_into(const Value& v, const at::Tensor& dst) { return assign_value(v, dst); }
 
-namespace {
-
-// An op of the table on evaluated arguments, its result checked under PYPTO_SIM_NAN_CHECK.
 Value run_op(const OpDef& op, const OpArgs& args) {
   Value v = op.fn(args);
   if (finite_check_on(args)) check_finite_result(args, v);
   return v;
 }
 
-}  // namespace
+WrittenCorner run_op_into(const OpDef& op, const OpArgs& args, const at::Tensor& dst) {
+  if (op.into) {
+    WrittenCorner written = op.into(args, dst);
+    if (finite_check_on(args)) check_finite_result(args, Value::from_tensor(dst));
+    return written;
+  }
+  return assign_into(run_op(op, args), dst);
+}
 
 Value VarExpr::eval(Frame& frame) const {
   const Value& v = frame.slots[static_cast<size_t>(slot_)];
@@ -204,6 +209,14 @@ SubscriptExpr::SubscriptExpr(ExprPtr base, std::vector<IndexItem> items, std::st
   if (const auto* var = dynamic_cast<const VarExpr*>(base_.get())) base_slot_ = var->slot();
 }
 
+bool SubscriptExpr::writes_nothing() const {
+  if (!base_->writes_nothing()) return false;
+  for (const IndexItem& item : items_)
+    for (const ExprPtr* e : {&item.lo, &item.hi, &item.index})
+      if (*e && !(*e)->writes_nothing()) return false;
+  return true;
+}
+
 Value SubscriptExpr::eval(Frame& frame) const {
   // A variable's value is not copied: the copy's reference count would be written on the
   // tensor that the device's threads all read (x[...] in each task), a cache line they
@@ -224,6 +237,7 @@ CallExpr::CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::
   // variable handed to an op is the whole of its tensor.
   for (size_t k = 0; k < args_.size() && k < 32; ++k)
     if (dynamic_cast<const VarExpr*>(args_[k].get()) && !(op_->windowed_args >> k & 1u)) whole_args_ |= 1u << k;
+  row_nest_ = heads_row_nest(*this);
   // On the hardware a load copies into the core's buffer; a copy made here would be read
   // once and dropped. The op must neither keep a view of it (result_views) nor write in
   // place, and no other argument may write what the view sees before the op reads it.
@@ -264,16 +278,15 @@ OpArgs CallExpr::evaluate_args(Frame& frame) const {
   return args;
 }
 
-Value CallExpr::eval(Frame& frame) const { return run_op(*op_, evaluate_args(frame)); }
+Value CallExpr::eval(Frame& frame) const {
+  // Under PYPTO_SIM_NAN_CHECK each op's own result is checked: the calls run one by one.
+  if (row_nest_ && !finite_check_on(frame.device)) return eval_row_nest(*this, frame);
+  return run_op(*op_, evaluate_args(frame));
+}
 
 WrittenCorner CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
-  OpArgs args = evaluate_args(frame);
-  if (op_->into) {
-    WrittenCorner written = op_->into(args, dst);
-    if (finite_check_on(args)) check_finite_result(args, Value::from_tensor(dst));
-    return written;
-  }
-  return assign_into(run_op(*op_, args), dst);
+  if (row_nest_ && !finite_check_on(frame.device)) return eval_row_nest_into(*this, frame, dst);
+  return run_op_into(*op_, evaluate_args(frame), dst);
 }
 
 bool SequenceExpr::writes_nothing() const {

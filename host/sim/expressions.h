@@ -81,6 +81,8 @@ class SubscriptExpr : public Expr {
   const std::vector<IndexItem>& items() const { return items_; }
   const std::string& text() const { return text_; }
   Value eval(Frame& frame) const override;
+  // A window only reads: it writes nothing when its base and bounds write nothing.
+  bool writes_nothing() const override;
 
  private:
   ExprPtr base_;
@@ -112,6 +114,8 @@ class CallExpr : public Expr {
   // else writes: its tile lives only inside that op, so it may view the memory it loads
   // rather than copy it (OpArgs::transient).
   bool transient_ = false;
+  // The call heads nested FP32 add / sub / mul / div calls run a row at a time (sim/row_nest.h).
+  bool row_nest_ = false;
 };
 
 class SequenceExpr : public Expr {
@@ -128,5 +132,11 @@ class SequenceExpr : public Expr {
 
 // Writes a tensor value into a destination view (its valid region; see assign_value).
 WrittenCorner assign_into(const Value& v, const at::Tensor& dst);
+
+// An op of the table run on evaluated arguments, its result checked under
+// PYPTO_SIM_NAN_CHECK: as a value, or into `dst` (straight when the op can, as
+// Expr::eval_into).
+Value run_op(const OpDef& op, const OpArgs& args);
+WrittenCorner run_op_into(const OpDef& op, const OpArgs& args, const at::Tensor& dst);
 
 }  // namespace pypto_golden::sim

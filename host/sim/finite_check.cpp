@@ -29,7 +29,9 @@ NonFinite first_non_finite(const Value& v) {
 
 }  // namespace
 
-bool finite_check_on(const OpArgs& args) { return args.device && args.device->options().nan_check; }
+bool finite_check_on(const OpArgs& args) { return finite_check_on(args.device); }
+
+bool finite_check_on(const Device* device) { return device && device->options().nan_check; }
 
 void check_finite_result(const OpArgs& args, const Value& result) {
   // An op that writes into one of its inputs (assemble, store, matmul_acc, gather_row)

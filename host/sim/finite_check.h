@@ -8,8 +8,9 @@
 
 namespace pypto_golden::sim {
 
-// Whether the device running `args` checks (PYPTO_SIM_NAN_CHECK).
+// Whether the device running `args` (or `device`; none: no) checks (PYPTO_SIM_NAN_CHECK).
 bool finite_check_on(const OpArgs& args);
+bool finite_check_on(const Device* device);
 
 // Throws KernelError when `result` (a tensor value) has a non-finite element in its valid
 // region and no tensor input of `args` has one in its own.

@@ -239,10 +239,13 @@ Value cmp(const OpArgs& a, Dest& d) {
 }  // namespace
 
 void register_elementwise_ops(OpTable& t) {
-  t.add(fresh_result(ops::op_def<binary<Bin::Add>>("add", 2, 2)));
-  t.add(fresh_result(ops::op_def<binary<Bin::Sub>>("sub", 2, 2)));
-  t.add(fresh_result(ops::op_def<binary<Bin::Mul>>("mul", 2, 2)));
-  t.add(fresh_result(ops::op_def<binary<Bin::Div>>("div", 2, 2, {"high_precision"})));
+  using ops::Fp32Arith;
+  using ops::RowRole;
+  t.add(row_fusable(fresh_result(ops::op_def<binary<Bin::Add>>("add", 2, 2)), RowRole::Elementwise, Fp32Arith::Add));
+  t.add(row_fusable(fresh_result(ops::op_def<binary<Bin::Sub>>("sub", 2, 2)), RowRole::Elementwise, Fp32Arith::Sub));
+  t.add(row_fusable(fresh_result(ops::op_def<binary<Bin::Mul>>("mul", 2, 2)), RowRole::Elementwise, Fp32Arith::Mul));
+  t.add(row_fusable(fresh_result(ops::op_def<binary<Bin::Div>>("div", 2, 2, {"high_precision"})), RowRole::Elementwise,
+                    Fp32Arith::Div));
   t.add(fresh_result(ops::op_def<fmods>("fmods", 2, 2)));
   t.add(fresh_result(ops::op_def<binary<Bin::Max>>("maximum", 2, 2)));
   t.add(fresh_result(ops::op_def<binary<Bin::Min>>("minimum", 2, 2)));

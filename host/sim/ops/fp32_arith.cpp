@@ -10,8 +10,7 @@
 namespace pypto_golden::sim::ops {
 namespace {
 
-// Past this many elements ATen's loop (which may use more threads) is as good.
-constexpr int64_t kMaxElements = int64_t{1} << 18;
+constexpr int64_t kMaxElements = kFp32RowLoopMaxElements;
 
 template <Fp32Arith OP>
 inline float apply(float a, float b) {
@@ -63,8 +62,14 @@ struct RightOperand {
 
 // out = t OP b over the rows of a 1-D (one row) or 2-D t.
 template <Fp32Arith OP>
+Fp32RowLoop loop_of() {
+  static const Fp32RowLoop line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
+  return line;
+}
+
+template <Fp32Arith OP>
 void run_rows(const at::Tensor& out, const at::Tensor& t, RightOperand b) {
-  static const auto line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
+  const Fp32RowLoop line = loop_of<OP>();
   float* o = out.mutable_data_ptr<float>();
   const float* a = t.const_data_ptr<float>();
   const bool one_row = t.dim() == 1;
@@ -103,6 +108,12 @@ void with_op(Fp32Arith op, F&& f) {
 }
 
 }  // namespace
+
+Fp32RowLoop fp32_row_loop(Fp32Arith op) {
+  Fp32RowLoop line = nullptr;
+  with_op(op, [&](auto c) { line = loop_of<decltype(c)::value>(); });
+  return line;
+}
 
 bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v) {
   if (t.dim() != 2 || v.dim() != 2 || out.dim() != 2 || t.scalar_type() != at::kFloat ||

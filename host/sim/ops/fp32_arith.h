@@ -27,4 +27,13 @@ bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor
 // shares no storage with an operand or is exactly that operand (in place).
 bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s);
 
+// The loop of one row: o[j] = a[j] OP (b ? b[j] : s) for j < n, reading each group of
+// elements before writing it (o may be a). The loop of the ops above, AVX2 where the CPU has it.
+using Fp32RowLoop = void (*)(float* o, const float* a, const float* b, float s, int64_t n);
+Fp32RowLoop fp32_row_loop(Fp32Arith op);
+
+// The most elements of a tile the row loops take: past it ATen's loop (which may use more
+// threads) is as good.
+constexpr int64_t kFp32RowLoopMaxElements = int64_t{1} << 18;
+
 }  // namespace pypto_golden::sim::ops

@@ -1,6 +1,7 @@
 // The table of runtime ops a simulator program may call, by IR name ("add", ...).
 #pragma once
 
+#include "sim/ops/fp32_row_tree.h"
 #include "sim/ops/op_args.h"
 #include "sim/value.h"
 
@@ -33,6 +34,10 @@ struct OpDef {
   // narrow this only when its result never shares memory with the others (fresh_result).
   uint32_t result_views = kAnyArg;
   static constexpr uint32_t kAnyArg = ~0u;
+  // An FP32 add / sub / mul / div of its two positional arguments that calls nested in one
+  // another may run fused, a row at a time (sim/ops/fp32_row_tree.h); None: not such an op.
+  ops::RowRole row_role = ops::RowRole::None;
+  ops::Fp32Arith row_arith = ops::Fp32Arith::Add;
 };
 
 // `def` with `windowed_args` set (for the defs op_def<> makes).
@@ -45,6 +50,13 @@ inline OpDef windowed(OpDef def, uint32_t args) {
 // variable bound to it is no view of the other arguments.
 inline OpDef fresh_result(OpDef def, uint32_t views = 0) {
   def.result_views = views;
+  return def;
+}
+
+// `def` (an op whose FP32 form is the row loop `arith`) as one the fused row evaluator may run.
+inline OpDef row_fusable(OpDef def, ops::RowRole role, ops::Fp32Arith arith) {
+  def.row_role = role;
+  def.row_arith = arith;
   return def;
 }
 
