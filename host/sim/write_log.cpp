@@ -33,19 +33,24 @@ void WriteLog::mark(Tracked& t, int64_t begin, int64_t end) {
   set(last, tail);
 }
 
-void WriteLog::mark_box(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides, size_t dim) {
-  // From `dim` on, do the axes make one run of consecutive elements?
+void WriteLog::mark_box(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides) {
+  // The innermost axes that make one run of consecutive elements (a window's rows, or all
+  // of it), found once; the axes outside them are walked.
+  size_t inner = sizes.size();
   int64_t run = 1;
-  bool contiguous = true;
-  for (size_t d = sizes.size(); d-- > dim;) {
-    if (sizes[d] != 1 && strides[d] != run) contiguous = false;
-    run *= sizes[d];
-  }
-  if (contiguous) {
-    mark(t, start, start + run);
+  while (inner > 0 && (sizes[inner - 1] == 1 || strides[inner - 1] == run)) run *= sizes[--inner];
+  mark_runs(t, start, sizes, strides, 0, inner, run);
+}
+
+void WriteLog::mark_runs(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides, size_t dim,
+                         size_t inner, int64_t run) {
+  if (dim == inner) return mark(t, start, start + run);
+  const int64_t stride = strides[dim];
+  if (dim + 1 == inner) {
+    for (int64_t i = 0; i < sizes[dim]; ++i) mark(t, start + i * stride, start + i * stride + run);
     return;
   }
-  for (int64_t i = 0; i < sizes[dim]; ++i) mark_box(t, start + i * strides[dim], sizes, strides, dim + 1);
+  for (int64_t i = 0; i < sizes[dim]; ++i) mark_runs(t, start + i * stride, sizes, strides, dim + 1, inner, run);
 }
 
 void WriteLog::note(const at::Tensor& view, at::IntArrayRef corner) {
@@ -62,7 +67,7 @@ void WriteLog::note(const at::Tensor& view, at::IntArrayRef corner) {
       mark(t, 0, t.numel);
       return;
     }
-    mark_box(t, view.storage_offset() - t.offset, sizes, view.strides(), 0);
+    mark_box(t, view.storage_offset() - t.offset, sizes, view.strides());
     return;
   }
 }

@@ -45,7 +45,11 @@ class WriteLog {
     std::unique_ptr<std::atomic<uint64_t>[]> bits;
   };
   void mark(Tracked& t, int64_t begin, int64_t end);
-  void mark_box(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides, size_t dim);
+  void mark_box(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides);
+  // The runs of `run` consecutive elements of the box from axis `dim` on (axes `inner` on
+  // make one run).
+  void mark_runs(Tracked& t, int64_t start, at::IntArrayRef sizes, at::IntArrayRef strides, size_t dim, size_t inner,
+                 int64_t run);
 
   std::vector<Tracked> tracked_;
 };
