@@ -3,6 +3,7 @@
 #include "test_ops_util.h"
 
 #include <cmath>
+#include <limits>
 #include <utility>
 
 using namespace ops_test;
@@ -50,6 +51,27 @@ TEST_CASE("a float scalar operand gives torch's result with a Python float, bit 
       CHECK(same(call("mul", {T(x), F(s)}).tensor, x * s));
       CHECK(same(call("div", {T(x), F(s)}).tensor, x / s));
       CHECK(same(call("cmp", {T(x), F(s), I(2)}).tensor, at::lt(x, s).to(dtype)));
+    }
+  }
+}
+
+TEST_CASE("maximum / minimum with a scalar give torch's clamp_min / clamp_max bit for bit, NaNs and signed zeros too") {
+  // Its own row loop on FP32 tiles: NaN elements stay NaN, -0.0 against a 0.0 bound stays
+  // -0.0 (and 0.0 against -0.0); rows apart in
+  // memory and an odd row length (the loop's tail) included. A NaN bound makes all NaN.
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  at::Tensor wide = at::randn({5, 40});
+  wide.index_put_({0, 0}, nan);
+  wide.index_put_({1, 3}, -0.0f);
+  wide.index_put_({2, 9}, 0.0f);
+  wide.index_put_({3, 17}, -inf);
+  wide.index_put_({4, 18}, inf);
+  const auto bits = [](const at::Tensor& t) { return t.contiguous().view(at::kInt); };
+  for (const at::Tensor& x : {wide, wide.narrow(1, 0, 37), wide.narrow(1, 2, 19).t().contiguous().t()}) {
+    for (double s : {0.0, -0.0, 0.5, -1.25, static_cast<double>(nan), static_cast<double>(inf), -3.0e38}) {
+      CAPTURE(s);
+      CHECK(at::equal(bits(call("maximum", {T(x), F(s)}).tensor), bits(at::clamp_min(x, s))));
+      CHECK(at::equal(bits(call("minimum", {T(x), F(s)}).tensor), bits(at::clamp_max(x, s))));
     }
   }
 }

@@ -12,6 +12,7 @@
 #include <ATen/ScalarOps.h>
 
 #include <cmath>
+#include <limits>
 
 namespace pypto_golden::sim {
 namespace {
@@ -100,6 +101,17 @@ bool fp32_loop(const at::Tensor& out, const at::Tensor& l, const at::Tensor* r, 
   }
 }
 
+// FP32 maximum / minimum with a scalar in one loop per row (fp32_arith.h) for a bound a
+// float holds: whether it wrote `out`. ATen's own handling stays for a NaN bound (it fills
+// the result with NaN) and one past float's range.
+bool clamp_loop(bool max, const at::Tensor& out, const at::Tensor& l, const c10::Scalar& s) {
+  if (l.scalar_type() != at::kFloat || !s.isFloatingPoint()) return false;
+  const double v = s.toDouble();
+  if (std::isnan(v) || (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())))
+    return false;
+  return ops::clamp_fp32(max, out, l, static_cast<float>(v));
+}
+
 template <Bin OP>
 Value binary(const OpArgs& a, Dest& d) {
   const char* name = a.op;
@@ -137,8 +149,13 @@ Value binary(const OpArgs& a, Dest& d) {
   c10::Scalar s = scalar_operand(name, lhs, rhs);
   at::Tensor out = d.out(lhs.sizes(), lhs.scalar_type(), {lhs}, true, lhs_v.fully_valid());
   switch (OP) {
-    case Bin::Max: at::clamp_min_out(out, lhs, s); break;
-    case Bin::Min: at::clamp_max_out(out, lhs, s); break;
+    case Bin::Max:
+    case Bin::Min:
+      if (!clamp_loop(OP == Bin::Max, out, lhs, s)) {
+        if (OP == Bin::Max) at::clamp_min_out(out, lhs, s);
+        else at::clamp_max_out(out, lhs, s);
+      }
+      break;
     default:
       // The scalar as the float the op computes in (scalar_tensor_operand's).
       if (s.isFloatingPoint() && fp32_loop<OP>(out, lhs, nullptr, static_cast<float>(s.toDouble()))) break;

@@ -68,6 +68,30 @@ __attribute__((target("avx2"))) void row_avx2(float* o, const float* a, const fl
   for (; j < n; ++j) o[j] = apply<OP>(a[j], s);
 }
 
+// max(a[j], s) / min(a[j], s) as ATen's clamp_min / clamp_max: its vector loop takes
+// MAXPS / MINPS with the bound first, which return the second operand (the element) when
+// either is NaN or both are zeros; its scalar loop (std::max / std::min) does the same.
+template <bool MAX>
+inline float clamp1(float a, float s) {
+  return MAX ? (a < s ? s : a) : (s < a ? s : a);
+}
+
+template <bool MAX>
+void clamp_row_scalar(float* o, const float* a, float s, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) o[j] = clamp1<MAX>(a[j], s);
+}
+
+template <bool MAX>
+__attribute__((target("avx2"))) void clamp_row_avx2(float* o, const float* a, float s, int64_t n) {
+  const __m256 bs = _mm256_set1_ps(s);
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 x = _mm256_loadu_ps(a + j);
+    _mm256_storeu_ps(o + j, MAX ? _mm256_max_ps(bs, x) : _mm256_min_ps(bs, x));
+  }
+  for (; j < n; ++j) o[j] = clamp1<MAX>(a[j], s);
+}
+
 // The right operand of a row loop, row i: one value (`per_row`: p[i * row_stride], else the
 // scalar s when p is null) or a row of elements at p + i * row_stride (a stride of 0
 // repeats one row: col_expand).
@@ -145,6 +169,22 @@ bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor
   b.per_row = row;
   b.row_stride = row ? v.stride(0) : 0;
   with_op(op, [&](auto c) { run_rows<decltype(c)::value>(out, t, b); });
+  return true;
+}
+
+bool clamp_fp32(bool max, const at::Tensor& out, const at::Tensor& t, float s) {
+  if (t.numel() == 0 || t.numel() > kMaxElements || !takes(t, t) || !takes(out, t) || !in_place_or_apart(out, t))
+    return false;
+  using Loop = void (*)(float*, const float*, float, int64_t);
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  const Loop line = max ? (avx2 ? &clamp_row_avx2<true> : &clamp_row_scalar<true>)
+                        : (avx2 ? &clamp_row_avx2<false> : &clamp_row_scalar<false>);
+  float* o = out.mutable_data_ptr<float>();
+  const float* a = t.const_data_ptr<float>();
+  const bool one_row = t.dim() == 1;
+  const int64_t rows = one_row ? 1 : t.size(0), cols = one_row ? t.numel() : t.size(1);
+  const int64_t o_stride = one_row ? 0 : out.stride(0), a_stride = one_row ? 0 : t.stride(0);
+  for (int64_t i = 0; i < rows; ++i) line(o + i * o_stride, a + i * a_stride, s, cols);
   return true;
 }
 

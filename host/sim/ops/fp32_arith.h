@@ -27,6 +27,13 @@ bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor
 // shares no storage with an operand or is exactly that operand (in place).
 bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s);
 
+// out = max(t, s) (`max`) or min(t, s) elementwise, as ATen's clamp_min / clamp_max kernels
+// with a scalar compute it: t's element unless it compares below (above) s, so a NaN element
+// or a zero of either sign stays as it is (s is not NaN: ATen's op fills the result with a
+// NaN bound before any kernel). Same layout conditions as binary_fp32; false, writing
+// nothing, otherwise.
+bool clamp_fp32(bool max, const at::Tensor& out, const at::Tensor& t, float s);
+
 // The loop of one row: o[j] = a[j] OP (b ? b[j] : s) for j < n, reading each group of
 // elements before writing it (o may be a). The loop of the ops above, AVX2 where the CPU has it.
 using Fp32RowLoop = void (*)(float* o, const float* a, const float* b, float s, int64_t n);
