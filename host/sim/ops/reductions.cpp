@@ -126,11 +126,16 @@ Value expand(const OpArgs& a, Dest& d) {
   return Value::from_tensor(out, t_v.valid);
 }
 
+// row/col_expand_{add,sub,mul,div}: ops the fused row evaluator may run (sim/row_nest.h).
+template <Ex OP, bool ROW>
+OpDef expand_arith(const char* name, int max_args) {
+  return row_fusable(fresh_result(ops::op_def<expand<OP, ROW>>(name, 2, max_args)),
+                     ROW ? ops::RowRole::PerRow : ops::RowRole::PerCol, ops::fp32_arith_of<Ex, OP>());
+}
+
 }  // namespace
 
 void register_reduction_ops(OpTable& t) {
-  using ops::Fp32Arith;
-  using ops::RowRole;
   t.add(fresh_result(ops::op_def<reduce<Red::Sum, true>>("row_sum", 1, 2)));
   t.add(fresh_result(ops::op_def<reduce<Red::Max, true>>("row_max", 1, 2)));
   t.add(fresh_result(ops::op_def<reduce<Red::Min, true>>("row_min", 1, 2)));
@@ -141,26 +146,18 @@ void register_reduction_ops(OpTable& t) {
   t.add(fresh_result(ops::op_def<arg_reduce<false, true>>("row_argmin", 1, 2)));
   t.add(fresh_result(ops::op_def<arg_reduce<true, false>>("col_argmax", 1, 2)));
   t.add(fresh_result(ops::op_def<arg_reduce<false, false>>("col_argmin", 1, 2)));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Add, true>>("row_expand_add", 2, 3)), RowRole::PerRow,
-                    Fp32Arith::Add));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Sub, true>>("row_expand_sub", 2, 2)), RowRole::PerRow,
-                    Fp32Arith::Sub));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Mul, true>>("row_expand_mul", 2, 2)), RowRole::PerRow,
-                    Fp32Arith::Mul));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Div, true>>("row_expand_div", 2, 2)), RowRole::PerRow,
-                    Fp32Arith::Div));
+  t.add(expand_arith<Ex::Add, true>("row_expand_add", 3));
+  t.add(expand_arith<Ex::Sub, true>("row_expand_sub", 2));
+  t.add(expand_arith<Ex::Mul, true>("row_expand_mul", 2));
+  t.add(expand_arith<Ex::Div, true>("row_expand_div", 2));
   t.add(fresh_result(ops::op_def<expand<Ex::Max, true>>("row_expand_max", 2, 2)));
   t.add(fresh_result(ops::op_def<expand<Ex::Min, true>>("row_expand_min", 2, 2)));
   t.add(fresh_result(ops::op_def<expand<Ex::ExpDif, true>>("row_expand_expdif", 2, 2)));
   t.add(fresh_result(ops::op_def<expand<Ex::Plain, true>>("row_expand", 2, 2)));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Add, false>>("col_expand_add", 2, 2)), RowRole::PerCol,
-                    Fp32Arith::Add));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Sub, false>>("col_expand_sub", 2, 2)), RowRole::PerCol,
-                    Fp32Arith::Sub));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Mul, false>>("col_expand_mul", 2, 2)), RowRole::PerCol,
-                    Fp32Arith::Mul));
-  t.add(row_fusable(fresh_result(ops::op_def<expand<Ex::Div, false>>("col_expand_div", 2, 2)), RowRole::PerCol,
-                    Fp32Arith::Div));
+  t.add(expand_arith<Ex::Add, false>("col_expand_add", 2));
+  t.add(expand_arith<Ex::Sub, false>("col_expand_sub", 2));
+  t.add(expand_arith<Ex::Mul, false>("col_expand_mul", 2));
+  t.add(expand_arith<Ex::Div, false>("col_expand_div", 2));
   t.add(fresh_result(ops::op_def<expand<Ex::Max, false>>("col_expand_max", 2, 2)));
   t.add(fresh_result(ops::op_def<expand<Ex::Min, false>>("col_expand_min", 2, 2)));
   t.add(fresh_result(ops::op_def<expand<Ex::ExpDif, false>>("col_expand_expdif", 2, 2)));
