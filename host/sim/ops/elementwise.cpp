@@ -105,7 +105,7 @@ bool fp32_loop(const at::Tensor& out, const at::Tensor& l, const at::Tensor* r, 
 // float holds: whether it wrote `out`. ATen's own handling stays for a NaN bound (it fills
 // the result with NaN) and one past float's range.
 bool clamp_loop(bool max, const at::Tensor& out, const at::Tensor& l, const c10::Scalar& s) {
-  if (l.scalar_type() != at::kFloat || !s.isFloatingPoint()) return false;
+  if (!s.isFloatingPoint()) return false;
   const double v = s.toDouble();
   if (std::isnan(v) || (std::isfinite(v) && std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())))
     return false;

@@ -10,8 +10,6 @@
 namespace pypto_golden::sim::ops {
 namespace {
 
-constexpr int64_t kMaxElements = kFp32RowLoopMaxElements;
-
 template <Fp32Arith OP>
 inline float apply(float a, float b) {
   switch (OP) {
@@ -102,33 +100,37 @@ struct RightOperand {
   float s = 0.0f;
 };
 
-// out = t OP b over the rows of a 1-D (one row) or 2-D t.
 template <Fp32Arith OP>
 Fp32RowLoop loop_of() {
   static const Fp32RowLoop line = __builtin_cpu_supports("avx2") ? &row_avx2<OP> : &row_scalar<OP>;
   return line;
 }
 
-template <Fp32Arith OP>
-void run_rows(const at::Tensor& out, const at::Tensor& t, RightOperand b) {
-  const Fp32RowLoop line = loop_of<OP>();
+// Calls f(i, out's row i, t's row i, row length) for each row of a 1-D (one row) or 2-D t.
+template <typename F>
+void for_each_row(const at::Tensor& out, const at::Tensor& t, F&& f) {
   float* o = out.mutable_data_ptr<float>();
   const float* a = t.const_data_ptr<float>();
   const bool one_row = t.dim() == 1;
   const int64_t rows = one_row ? 1 : t.size(0), cols = one_row ? t.numel() : t.size(1);
   const int64_t o_stride = one_row ? 0 : out.stride(0), a_stride = one_row ? 0 : t.stride(0);
-  for (int64_t i = 0; i < rows; ++i) {
-    const float* bi = b.p && !b.per_row ? b.p + i * b.row_stride : nullptr;
-    line(o + i * o_stride, a + i * a_stride, bi, b.per_row ? b.p[i * b.row_stride] : b.s, cols);
-  }
+  for (int64_t i = 0; i < rows; ++i) f(i, o + i * o_stride, a + i * a_stride, cols);
 }
 
-bool unit_rows(const at::Tensor& x) { return x.size(1) <= 1 || x.stride(1) == 1; }
+// out = t OP b over the rows of a 1-D (one row) or 2-D t.
+template <Fp32Arith OP>
+void run_rows(const at::Tensor& out, const at::Tensor& t, RightOperand b) {
+  const Fp32RowLoop line = loop_of<OP>();
+  for_each_row(out, t, [&](int64_t i, float* o, const float* a, int64_t cols) {
+    const float* bi = b.p && !b.per_row ? b.p + i * b.row_stride : nullptr;
+    line(o, a, bi, b.per_row ? b.p[i * b.row_stride] : b.s, cols);
+  });
+}
 
 // A 1-D tensor of unit stride, or a 2-D one whose rows are; FP32, shaped like `like`.
 bool takes(const at::Tensor& x, const at::Tensor& like) {
   if (x.scalar_type() != at::kFloat || !x.sizes().equals(like.sizes())) return false;
-  return x.dim() == 1 ? x.numel() <= 1 || x.stride(0) == 1 : x.dim() == 2 && unit_rows(x);
+  return x.dim() == 1 ? x.numel() <= 1 || x.stride(0) == 1 : x.dim() == 2 && fp32_unit_rows(x);
 }
 
 // `out` is `x` itself, or shares no storage with it: a row loop may then write as it reads.
@@ -160,9 +162,9 @@ Fp32RowLoop fp32_row_loop(Fp32Arith op) {
 bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor& t, const at::Tensor& v) {
   if (t.dim() != 2 || v.dim() != 2 || out.dim() != 2 || t.scalar_type() != at::kFloat ||
       v.scalar_type() != at::kFloat || out.scalar_type() != at::kFloat || !out.sizes().equals(t.sizes()) ||
-      t.numel() == 0 || t.numel() > kMaxElements || !unit_rows(t) || !unit_rows(out))
+      t.numel() == 0 || t.numel() > kFp32RowLoopMaxElements || !fp32_unit_rows(t) || !fp32_unit_rows(out))
     return false;
-  if (row ? v.size(0) != t.size(0) || v.size(1) != 1 : v.size(0) != 1 || v.size(1) != t.size(1) || !unit_rows(v))
+  if (row ? v.size(0) != t.size(0) || v.size(1) != 1 : v.size(0) != 1 || v.size(1) != t.size(1) || !fp32_unit_rows(v))
     return false;
   RightOperand b;
   b.p = v.const_data_ptr<float>();
@@ -173,23 +175,18 @@ bool expand_fp32(Fp32Arith op, bool row, const at::Tensor& out, const at::Tensor
 }
 
 bool clamp_fp32(bool max, const at::Tensor& out, const at::Tensor& t, float s) {
-  if (t.numel() == 0 || t.numel() > kMaxElements || !takes(t, t) || !takes(out, t) || !in_place_or_apart(out, t))
+  if (t.numel() == 0 || t.numel() > kFp32RowLoopMaxElements || !takes(t, t) || !takes(out, t) || !in_place_or_apart(out, t))
     return false;
   using Loop = void (*)(float*, const float*, float, int64_t);
   static const bool avx2 = __builtin_cpu_supports("avx2");
   const Loop line = max ? (avx2 ? &clamp_row_avx2<true> : &clamp_row_scalar<true>)
                         : (avx2 ? &clamp_row_avx2<false> : &clamp_row_scalar<false>);
-  float* o = out.mutable_data_ptr<float>();
-  const float* a = t.const_data_ptr<float>();
-  const bool one_row = t.dim() == 1;
-  const int64_t rows = one_row ? 1 : t.size(0), cols = one_row ? t.numel() : t.size(1);
-  const int64_t o_stride = one_row ? 0 : out.stride(0), a_stride = one_row ? 0 : t.stride(0);
-  for (int64_t i = 0; i < rows; ++i) line(o + i * o_stride, a + i * a_stride, s, cols);
+  for_each_row(out, t, [&](int64_t, float* o, const float* a, int64_t cols) { line(o, a, s, cols); });
   return true;
 }
 
 bool binary_fp32(Fp32Arith op, const at::Tensor& out, const at::Tensor& t, const at::Tensor* u, float s) {
-  if (t.numel() == 0 || t.numel() > kMaxElements || !takes(t, t) || !takes(out, t) || (u && !takes(*u, t)) ||
+  if (t.numel() == 0 || t.numel() > kFp32RowLoopMaxElements || !takes(t, t) || !takes(out, t) || (u && !takes(*u, t)) ||
       !in_place_or_apart(out, t) || (u && !in_place_or_apart(out, *u)))
     return false;
   RightOperand b;

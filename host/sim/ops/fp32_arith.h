@@ -39,6 +39,10 @@ bool clamp_fp32(bool max, const at::Tensor& out, const at::Tensor& t, float s);
 using Fp32RowLoop = void (*)(float* o, const float* a, const float* b, float s, int64_t n);
 Fp32RowLoop fp32_row_loop(Fp32Arith op);
 
+// Whether the rows of a 2-D tensor have unit stride (or one column): the layout the row
+// loops read and write.
+inline bool fp32_unit_rows(const at::Tensor& t) { return t.size(1) <= 1 || t.stride(1) == 1; }
+
 // The most elements of a tile the row loops take: past it ATen's loop (which may use more
 // threads) is as good.
 constexpr int64_t kFp32RowLoopMaxElements = int64_t{1} << 18;

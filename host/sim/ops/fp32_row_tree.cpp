@@ -25,8 +25,6 @@ RowOperand RowOperand::of_scalar(float s) {
 
 namespace {
 
-bool unit_rows(const at::Tensor& t) { return t.size(1) <= 1 || t.stride(1) == 1; }
-
 bool fp32_2d(const at::Tensor& t) { return t.scalar_type() == at::kFloat && t.dim() == 2; }
 
 }  // namespace
@@ -37,9 +35,9 @@ bool Fp32RowTree::fits(const RowOperand& o, RowRole role) const {
   const at::Tensor& t = o.tile;
   if (!fp32_2d(t)) return false;
   switch (role) {
-    case RowRole::Elementwise: return t.size(0) == rows_ && t.size(1) == cols_ && unit_rows(t);
+    case RowRole::Elementwise: return t.size(0) == rows_ && t.size(1) == cols_ && fp32_unit_rows(t);
     case RowRole::PerRow: return t.size(0) == rows_ && t.size(1) == 1;
-    case RowRole::PerCol: return t.size(0) == 1 && t.size(1) == cols_ && unit_rows(t);
+    case RowRole::PerCol: return t.size(0) == 1 && t.size(1) == cols_ && fp32_unit_rows(t);
     case RowRole::None: break;
   }
   return false;
@@ -77,7 +75,7 @@ void Fp32RowTree::tiles_of(int n, std::vector<const at::Tensor*>& out) const {
 }
 
 bool Fp32RowTree::may_write(int n, const at::Tensor& out) const {
-  if (!fp32_2d(out) || out.size(0) != rows_ || out.size(1) != cols_ || !unit_rows(out)) return false;
+  if (!fp32_2d(out) || out.size(0) != rows_ || out.size(1) != cols_ || !fp32_unit_rows(out)) return false;
   std::vector<const at::Tensor*> tiles;
   tiles_of(n, tiles);
   for (size_t k = 0; k < tiles.size(); ++k)
