@@ -116,9 +116,17 @@ void ThreadPool::worker_loop() {
         seen = generation_;
         continue;
       }
-      wake_.wait(lock, [&] { return stopping_ || (job_ != nullptr && generation_ != seen); });
+      auto woken = [&] { return stopping_ || generation_ != seen; };
+      while (!woken()) {
+        sleeps_.fetch_add(1, std::memory_order_relaxed);
+        wake_.wait(lock);
+      }
       if (stopping_) return;
       seen = generation_;
+      // Woken for a loop the others have already finished: poll again rather than sleep,
+      // or this worker, once asleep, is woken too late for every later loop and sleeps
+      // again each time, and every loop pays a wake-up on the submitting thread.
+      if (job_ == nullptr) continue;
       job = job_;
       ++job->active;
     }

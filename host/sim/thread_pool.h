@@ -32,6 +32,11 @@ class ThreadPool {
   void parallel_for(int64_t n, const std::function<void(int64_t)>& body,
                     const std::vector<int64_t>& order = {});
 
+  // How many times a worker has gone to sleep, having polled for a loop in vain (for tests
+  // and benchmarks: a worker that sleeps between the loops of one dispatch costs each loop
+  // a wake-up).
+  uint64_t worker_sleeps() const { return sleeps_.load(std::memory_order_relaxed); }
+
  private:
   struct Job;
   void worker_loop();
@@ -47,6 +52,7 @@ class ThreadPool {
   Job* job_ = nullptr;
   std::atomic<uint64_t> generation_{0};  // changed under mu_; polled without it by idle workers
   bool stopping_ = false;
+  std::atomic<uint64_t> sleeps_{0};
 };
 
 // While a dispatch runs: ATen's (OpenMP) intra-op thread count of the dispatching thread,

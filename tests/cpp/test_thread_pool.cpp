@@ -48,6 +48,31 @@ TEST_CASE("the calling thread runs iterations beside the workers: a pool of 2 is
   }
 }
 
+TEST_CASE("a worker woken for a loop the caller already finished polls for the next one") {
+  // Loops of trivial iterations: the caller runs them all before a sleeping worker wakes.
+  // That worker must poll for the next loop (as after a loop it served), not sleep again at
+  // once: else it misses every later loop too, each costing the caller a wake-up.
+  ThreadPool pool(2);
+  std::atomic<int64_t> sum{0};
+  auto trivial = [&](int64_t i) { sum += i; };
+  pool.parallel_for(2, trivial);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the worker polls 200 us, then sleeps
+  const uint64_t asleep = pool.worker_sleeps();
+  CHECK(asleep >= 1);
+  for (int loop = 0; loop < 40; ++loop) {
+    pool.parallel_for(2, trivial);
+    // The caller's own work between loops, as between a dispatch's loops: longer than a
+    // wake-up, shorter than the worker's poll.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(50);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+  CHECK(sum.load() == 41);
+  // Polling from the late wake on, the worker sleeps no more (a little slack for a loaded
+  // machine); one that slept again at once was woken, late, for most of the 40 loops.
+  CHECK(pool.worker_sleeps() - asleep <= 4);
+}
+
 TEST_CASE("parallel_for rethrows the error of the lowest failing iteration") {
   ThreadPool pool(2);
   for (int round = 0; round < 20; ++round) {
