@@ -119,6 +119,31 @@ TEST_CASE("int8 and uint8 -> fp32 give every byte value exactly, in any row layo
   CHECK(y.narrow(1, 39, 1).count_nonzero().item<int64_t>() == 0);
 }
 
+TEST_CASE("bf16 -> fp32 gives every bit pattern exactly, NaN payloads included, in any row layout") {
+  // Every 16-bit pattern, in rows of 37 (two-vector blocks and a scalar tail).
+  at::Tensor codes = (at::arange(0, 37 * 1772, at::TensorOptions().dtype(at::kInt)).remainder(65536) - 32768);
+  at::Tensor b = codes.to(at::kShort).view(at::kBFloat16).reshape({1772, 37});
+  // FP32 bits = BF16 bits << 16, and that is ATen's conversion.
+  auto widened_bits = [](const at::Tensor& t) {
+    return t.contiguous().view(at::kShort).to(at::kInt).bitwise_and(0xFFFF).bitwise_left_shift(16);
+  };
+  auto bits = [](const at::Tensor& f) { return f.contiguous().view(at::kInt); };
+  at::Tensor f = cast_to(b, "fp32", "round");
+  CHECK(same(bits(f), widened_bits(b)));
+  CHECK(same(bits(f), bits(b.to(at::kFloat))));
+  // Rows of a wider tensor, a transposed view, a 3-D window, and a window of the result.
+  at::Tensor rows = b.narrow(1, 3, 30);
+  CHECK(same(bits(cast_to(rows, "fp32", "round")), widened_bits(rows)));
+  CHECK(same(bits(cast_to(b.t(), "fp32", "round")), widened_bits(b.t())));
+  at::Tensor strided = b.narrow(0, 0, 1764).reshape({36, 49, 37}).narrow(2, 5, 29).narrow(1, 1, 9);
+  CHECK(same(bits(cast_to(strided, "fp32", "round")), widened_bits(strided)));
+  at::Tensor y = at::zeros({1772, 40});
+  call_into("cast", y.narrow(1, 2, 37), {T(b), D("fp32")});
+  CHECK(same(bits(y.narrow(1, 2, 37)), widened_bits(b)));
+  CHECK(y.narrow(1, 0, 2).count_nonzero().item<int64_t>() == 0);
+  CHECK(y.narrow(1, 39, 1).count_nonzero().item<int64_t>() == 0);
+}
+
 TEST_CASE("scalar casts use the same rules and give a scalar of the target dtype") {
   Value a = call("cast", {Value::from_float(2.5), D("int32")});
   CHECK(a.kind == Value::Kind::Int);

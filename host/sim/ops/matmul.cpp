@@ -6,7 +6,7 @@
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
-#include "sim/ops/widen_bytes.h"
+#include "sim/ops/widen_to_fp32.h"
 #include "sim/strided_view.h"
 #include "tensor/python_repr.h"
 
