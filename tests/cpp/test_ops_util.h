@@ -7,6 +7,7 @@
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
+#include <iterator>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +22,7 @@ using Kw = std::vector<std::pair<std::string, Value>>;
 inline OpArgs make_args(std::vector<Value> pos, Kw kw = {}, const char* name = "") {
   OpArgs a;
   a.op = name;
-  a.positional = std::move(pos);
+  a.positional.assign(std::make_move_iterator(pos.begin()), std::make_move_iterator(pos.end()));
   a.keywords = std::move(kw);
   return a;
 }

@@ -6,6 +6,7 @@
 #include "sim/value.h"
 
 #include <c10/core/ScalarType.h>
+#include <c10/util/SmallVector.h>
 
 #include <cstdint>
 #include <string>
@@ -19,7 +20,8 @@ class Device;
 struct OpArgs {
   // The op's IR name ("add"), set by whoever calls it from the op table.
   const char* op = "";
-  std::vector<Value> positional;
+  // Inline for the usual few: a call's arguments then cost no allocation.
+  c10::SmallVector<Value, 4> positional;
   std::vector<std::pair<std::string, Value>> keywords;
   // The device the kernel runs on: tensors an op creates are allocated in its memory
   // (null in unit tests that call ops directly: then ordinary host memory).
