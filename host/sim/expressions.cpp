@@ -2,6 +2,7 @@
 
 #include "sim/finite_check.h"
 #include "sim/kernel_error.h"
+#include "sim/located_error.h"
 #include "sim/row_nest.h"
 #include "sim/task_windows.h"
 #include "tensor/dtype_names.h"
@@ -279,12 +280,30 @@ OpArgs CallExpr::evaluate_args(Frame& frame) const {
 }
 
 Value CallExpr::eval(Frame& frame) const {
+  if (line_ == 0) return eval_here(frame);
+  try {
+    return eval_here(frame);
+  } catch (const std::exception&) {
+    rethrow_located(frame, line_);
+  }
+}
+
+WrittenCorner CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
+  if (line_ == 0) return eval_into_here(frame, dst);
+  try {
+    return eval_into_here(frame, dst);
+  } catch (const std::exception&) {
+    rethrow_located(frame, line_);
+  }
+}
+
+Value CallExpr::eval_here(Frame& frame) const {
   // Under PYPTO_SIM_NAN_CHECK each op's own result is checked: the calls run one by one.
   if (row_nest_ && !finite_check_on(frame.device)) return eval_row_nest(*this, frame);
   return run_op(*op_, evaluate_args(frame));
 }
 
-WrittenCorner CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
+WrittenCorner CallExpr::eval_into_here(Frame& frame, const at::Tensor& dst) const {
   if (row_nest_ && !finite_check_on(frame.device)) return eval_row_nest_into(*this, frame, dst);
   return run_op_into(*op_, evaluate_args(frame), dst);
 }

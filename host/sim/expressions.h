@@ -101,8 +101,14 @@ class CallExpr : public Expr {
   WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const override;
   bool writes_nothing() const override;
   bool transient() const { return transient_; }
+  // A call the loader moved out of its own statement into the next one (an assignment to a
+  // variable that statement alone reads): its failures still name its own line.
+  void set_line(int line) { line_ = line; }
+  int line() const { return line_; }
 
  private:
+  Value eval_here(Frame& frame) const;
+  WrittenCorner eval_into_here(Frame& frame, const at::Tensor& dst) const;
   OpArgs evaluate_args(Frame& frame) const;
   const OpDef* op_;
   std::vector<ExprPtr> args_;
@@ -116,6 +122,7 @@ class CallExpr : public Expr {
   bool transient_ = false;
   // The call heads nested FP32 add / sub / mul / div calls run a row at a time (sim/row_nest.h).
   bool row_nest_ = false;
+  int line_ = 0;  // 0: the statement's
 };
 
 class SequenceExpr : public Expr {

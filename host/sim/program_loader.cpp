@@ -11,6 +11,7 @@
 #include "sim/kernel_error.h"
 #include "sim/ops/op_table.h"
 #include "sim/statements.h"
+#include "sim/temp_inlining.h"
 #include "tensor/dtype_names.h"
 
 #include <nlohmann/json.hpp>
@@ -193,6 +194,8 @@ class Loader {
     if (static_cast<int>(fn->params.size()) > num_slots_) fail(where_ + "fewer slots than parameters");
     regions_made_.clear();
     launches_made_.clear();
+    // JSON levels: a statement or expression takes one or two (its object, a list in it).
+    temps_ = single_use_slots(f, static_cast<int>(fn->params.size()), 4 * kMaxDepth);
     fn->body = block(need(f, "body"));
     // The analyses walk the function's JSON once the statements have checked it.
     const auto outputs = region_outputs(f);
@@ -214,7 +217,22 @@ class Loader {
     Nesting nesting(*this);
     if (!stmts.is_array()) fail(where_ + "a statement block must be a list");
     Block out;
-    for (const auto& s : stmts) out.push_back(stmt(s));
+    for (size_t k = 0; k < stmts.size(); ++k) {
+      const json* into = k + 1 < stmts.size() ? folds_into_next(stmts[k], stmts[k + 1], temps_) : nullptr;
+      if (into != nullptr) {
+        // The next statement, with this one's call for the variable it reads first.
+        folded_def_ = &stmts[k];
+        folded_into_ = into;
+        StmtPtr use = stmt(stmts[k + 1]);
+        if (auto* write = dynamic_cast<WriteStmt*>(use.get())) write->set_folded(folded_call_);
+        out.push_back(std::move(use));
+        folded_def_ = folded_into_ = nullptr;
+        folded_call_ = nullptr;
+        ++k;
+        continue;
+      }
+      out.push_back(stmt(stmts[k]));
+    }
     return out;
   }
 
@@ -396,7 +414,18 @@ class Loader {
       const OpDef* op = op_table().find(name);
       if (!op) fail(where_ + "the op '" + name + "' is not provided by this simulator");
       std::vector<ExprPtr> args;
-      for (const auto& a : need(e, "args")) args.push_back(expr(a));
+      for (const auto& a : need(e, "args")) {
+        if (&e == folded_into_ && args.empty()) {
+          const json* def = folded_def_;
+          folded_def_ = folded_into_ = nullptr;  // the folded call's own arguments build as usual
+          ExprPtr folded = expr(need(*def, "value"));
+          static_cast<CallExpr&>(*folded).set_line(line(*def));
+          folded_call_ = folded.get();
+          args.push_back(std::move(folded));
+          continue;
+        }
+        args.push_back(expr(a));
+      }
       if (static_cast<int>(args.size()) < op->min_args || static_cast<int>(args.size()) > op->max_args)
         fail(where_ + "op '" + name + "' takes " + std::to_string(op->min_args) + ".." +
              std::to_string(op->max_args) + " arguments, got " + std::to_string(args.size()));
@@ -420,6 +449,10 @@ class Loader {
 
   std::string origin_;
   std::string where_;
+  std::set<int> temps_;                  // the function's single_use_slots
+  const json* folded_def_ = nullptr;     // while a statement is built with the one before
+  const json* folded_into_ = nullptr;    // folded into its call (sim/temp_inlining.h)
+  const Expr* folded_call_ = nullptr;    // the call built of it
   std::vector<const LaunchStmt*> launches_;
   std::vector<std::pair<const json*, LaunchStmt*>> launches_made_;  // the function's, by their JSON
   int depth_ = 0;

@@ -1,6 +1,7 @@
 #include "sim/row_nest.h"
 
 #include "sim/expressions.h"
+#include "sim/located_error.h"
 #include "sim/ops/fp32_row_tree.h"
 #include "sim/ops/op_result.h"
 #include "sim/task_windows.h"
@@ -63,6 +64,15 @@ class Nest {
 
   // The call as a node of the tree when its operands fit, else its op run as usual.
   Term gather(const CallExpr& call) {
+    if (call.line() == 0) return gather_here(call);
+    try {
+      return gather_here(call);
+    } catch (const std::exception&) {
+      rethrow_located(frame_, call.line());
+    }
+  }
+
+  Term gather_here(const CallExpr& call) {
     Term l = operand(*call.args()[0]);
     Term r = operand(*call.args()[1]);
     Term t;

@@ -6,6 +6,7 @@
 #include "sim/hot_thread_local.h"
 #include "sim/interrupt.h"
 #include "sim/kernel_error.h"
+#include "sim/located_error.h"
 #include "sim/task_ids.h"
 #include "sim/task_progress.h"
 #include "sim/task_recorder.h"
@@ -13,32 +14,9 @@
 #include "sim/write_log.h"
 #include "tensor/python_repr.h"
 
-#include <c10/util/Exception.h>
-
 #include <set>
 
 namespace pypto_golden::sim {
-namespace {
-
-// "(r=1024, c=0)": the loop indices in force when a statement failed.
-std::string loop_context(const Frame& frame) {
-  if (frame.active_loop_vars.empty()) return "";
-  std::string out = " (";
-  for (size_t k = 0; k < frame.active_loop_vars.size(); ++k) {
-    int slot = frame.active_loop_vars[k];
-    if (k) out += ", ";
-    out += frame.function->slot_names[static_cast<size_t>(slot)] + "=" +
-           std::to_string(frame.slots[static_cast<size_t>(slot)].i);
-  }
-  return out + ")";
-}
-
-[[noreturn]] void raise_located(const Frame& frame, int line, const std::string& what) {
-  throw SimError(frame.function->source_file + ":" + std::to_string(line) + ": " + what +
-                 loop_context(frame));
-}
-
-}  // namespace
 
 void AtStmt::exec(Frame& frame) const {
   const int device = frame.device ? frame.device->id() : 0;
@@ -90,16 +68,8 @@ void AtStmt::run_recorded(Frame& frame, TaskRecorder& recorder) const {
 void Stmt::run(Frame& frame) const {
   try {
     exec(frame);
-  } catch (const SimError&) {
-    throw;
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const KernelError& e) {
-    raise_located(frame, line_, e.what());
-  } catch (const c10::Error& e) {
-    raise_located(frame, line_, e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    raise_located(frame, line_, e.what());
+  } catch (const std::exception&) {
+    rethrow_located(frame, line_);
   }
 }
 
@@ -350,10 +320,18 @@ WriteStmt::WriteStmt(int line, int target, std::vector<IndexItem> items, std::st
 
 void WriteStmt::exec(Frame& frame) const {
   const Value& target = frame.slots[static_cast<size_t>(target_)];
-  if (!target.is_tensor()) target.as_tensor(("the target of " + text_).c_str());  // throws, naming it
-  Window w = resolve_window(target, items_, frame, text_);
-  if (w.all_indexed)
-    throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
+  Window w;
+  try {
+    if (!target.is_tensor()) target.as_tensor(("the target of " + text_).c_str());  // throws, naming it
+    w = resolve_window(target, items_, frame, text_);
+    if (w.all_indexed)
+      throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception&) {
+    if (folded_ != nullptr) folded_->eval(frame);  // reads only; throws first when it fails
+    throw;
+  }
   const WrittenCorner written =
       w.overhangs() ? assign_to_window(value_->eval(frame), w, text_) : value_->eval_into(frame, w.view);
   if (frame.device != nullptr)

@@ -188,6 +188,10 @@ class WriteStmt : public Stmt {
   const std::vector<IndexItem>& items() const { return items_; }
   const std::string& text() const { return text_; }
   const Expr& value() const { return *value_; }
+  // The call folded into the value from the statement before (sim/temp_inlining.h), which
+  // ran before this target was resolved: when the target fails, that call's own failure,
+  // if it has one, is the one reported, as when the two were apart.
+  void set_folded(const Expr* call) { folded_ = call; }
 
  protected:
   void exec(Frame& frame) const override;
@@ -197,6 +201,7 @@ class WriteStmt : public Stmt {
   std::vector<IndexItem> items_;
   std::string text_;
   ExprPtr value_;
+  const Expr* folded_ = nullptr;
   int value_slot_ = -1;  // the value's variable when it is a plain one (x[...] = t)
 };
 

@@ -6,10 +6,11 @@
 #include "sim/program_loader.h"
 #include "sim/statements.h"
 
+#include "ieee_specials.h"
+
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
-#include <limits>
 
 using namespace pypto_golden;
 using namespace pypto_golden::sim;
@@ -99,15 +100,6 @@ void run(const Loop& l, const at::Tensor& x, const at::Tensor& b, at::Tensor& y,
   dispatch(*prog, args, dev);
 }
 
-// Inputs with the values IEEE ops treat apart: NaN, infinities, signed zeros, subnormals.
-at::Tensor awkward(int64_t rows, int64_t cols, uint64_t seed) {
-  at::Tensor t = at::randn({rows, cols}) * 3;
-  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(), 0.0f, -0.0f, 1e-40f, -1e-40f};
-  auto* p = t.data_ptr<float>();
-  for (int64_t i = 0; i < t.numel(); i += 5) p[i] = specials[(static_cast<uint64_t>(i) / 5 + seed) % 7];
-  return t;
-}
 
 }  // namespace
 
