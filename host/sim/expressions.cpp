@@ -280,21 +280,11 @@ OpArgs CallExpr::evaluate_args(Frame& frame) const {
 }
 
 Value CallExpr::eval(Frame& frame) const {
-  if (line_ == 0) return eval_here(frame);
-  try {
-    return eval_here(frame);
-  } catch (const std::exception&) {
-    rethrow_located(frame, line_);
-  }
+  return run_at_line(frame, line_, [&] { return eval_here(frame); });
 }
 
 WrittenCorner CallExpr::eval_into(Frame& frame, const at::Tensor& dst) const {
-  if (line_ == 0) return eval_into_here(frame, dst);
-  try {
-    return eval_into_here(frame, dst);
-  } catch (const std::exception&) {
-    rethrow_located(frame, line_);
-  }
+  return run_at_line(frame, line_, [&] { return eval_into_here(frame, dst); });
 }
 
 Value CallExpr::eval_here(Frame& frame) const {

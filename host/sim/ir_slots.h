@@ -44,6 +44,51 @@ void for_each_read(const nlohmann::json& node, size_t count, F&& f) {
   for_each_read(node, count, f, [](const nlohmann::json&) { return true; });
 }
 
+// Every place a function's JSON names a slot (IR.md), for analyses that must see all of
+// them: v.read(slot) at each `var` expression, v.assign(slot) at each `assign`, and
+// v.named(owner, key, n) for each integer n inside another slot-naming field of an object
+// (`target`, `slots`, `var`, `dumps`, `no_dep`, `tid`, `joins`; the `joins` pairs' task ids
+// come along, which can only make an analysis more careful). `slot` is the field as written,
+// unchecked. Returns false, having stopped, when the JSON nests deeper than `max_depth`
+// levels: a file the loader refuses, which must not overflow the stack here first.
+template <typename Visitor>
+bool visit_slot_names(const nlohmann::json& node, int max_depth, Visitor& v, int depth = 0) {
+  if (depth > max_depth) return false;
+  if (node.is_array()) {
+    for (const auto& child : node)
+      if (!visit_slot_names(child, max_depth, v, depth + 1)) return false;
+    return true;
+  }
+  if (!node.is_object()) return true;
+  const auto slot = node.find("slot");
+  if (slot != node.end()) {
+    const auto e = node.find("e");
+    const auto s = node.find("s");
+    if (e != node.end() && *e == "var") v.read(*slot);
+    if (s != node.end() && *s == "assign") v.assign(*slot);
+  }
+  for (const char* key : {"target", "slots", "var", "dumps", "no_dep", "tid", "joins"}) {
+    const auto it = node.find(key);
+    if (it == node.end()) continue;
+    bool shallow = true;
+    auto integers = [&](const nlohmann::json& j, int d, auto& self) -> void {
+      if (d > max_depth) {
+        shallow = false;
+      } else if (j.is_number_integer()) {
+        v.named(node, key, j);
+      } else if (j.is_array()) {
+        for (const auto& child : j)
+          if (shallow) self(child, d + 1, self);
+      }
+    };
+    integers(*it, depth + 1, integers);
+    if (!shallow) return false;
+  }
+  for (const auto& [key, child] : node.items())
+    if ((child.is_object() || child.is_array()) && !visit_slot_names(child, max_depth, v, depth + 1)) return false;
+  return true;
+}
+
 // `x = y` or `x = y[...]`: an assignment whose value views a variable (a chip launch's
 // leading argument bindings; it reads nothing itself, what reads x reads y).
 inline bool is_view_binding(const nlohmann::json& s) {

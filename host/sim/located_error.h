@@ -10,4 +10,16 @@ namespace pypto_golden::sim {
 // located) and an interrupt pass through unchanged.
 [[noreturn]] void rethrow_located(const Frame& frame, int line);
 
+// Runs `fn` and locates what it throws at `line`; line 0 (no position recorded, as in a
+// folded temporary's enclosing call) runs it bare, leaving the error to an outer position.
+template <class Fn>
+decltype(auto) run_at_line(const Frame& frame, int line, Fn&& fn) {
+  if (line == 0) return fn();
+  try {
+    return fn();
+  } catch (const std::exception&) {
+    rethrow_located(frame, line);
+  }
+}
+
 }  // namespace pypto_golden::sim

@@ -63,26 +63,23 @@ class Loader {
 
   // Every variable slot a node and its children (blocks included) read: in expressions, and
   // the tensors statements write into (`y[...] = v`) or name (a region's dumps, no_dep).
+  // Slots out of range are left out (the statements refuse them when built), and so is
+  // what nests too deep (block() refuses it).
   void collect_reads(const json& node, std::set<int>& read) const {
-    auto insert = [&](const json& slot) {
-      if (slot.is_number_integer()) read.insert(slot.get<int>());
-    };
-    if (node.is_object()) {
-      auto e = node.find("e");
-      if (e != node.end() && *e == "var") {
-        auto s = node.find("slot");
-        if (s != node.end()) insert(*s);
-        return;
+    struct Reads {
+      std::set<int>& out;
+      size_t count;
+      void insert(const json& slot) {
+        if (const int64_t k = slot_index(slot, count); k >= 0) out.insert(static_cast<int>(k));
       }
-      auto s = node.find("s");
-      if (s != node.end() && *s == "write" && node.contains("target")) insert(node["target"]);
-      for (const char* names : {"dumps", "no_dep"})
-        if (node.contains(names) && node[names].is_array())
-          for (const auto& slot : node[names]) insert(slot);
-      for (const auto& [key, child] : node.items()) collect_reads(child, read);
-    } else if (node.is_array()) {
-      for (const auto& child : node) collect_reads(child, read);
-    }
+      void read(const json& slot) { insert(slot); }
+      void assign(const json&) {}
+      void named(const json& owner, const char* key, const json& n) {
+        const std::string k = key;
+        if (k == "dumps" || k == "no_dep" || (k == "target" && owner.value("s", std::string()) == "write")) insert(n);
+      }
+    } reads{read, static_cast<size_t>(num_slots_)};
+    visit_slot_names(node, 4 * kMaxDepth, reads);
   }
 
   const json& need(const json& obj, const char* key) const {
@@ -221,13 +218,11 @@ class Loader {
       const json* into = k + 1 < stmts.size() ? folds_into_next(stmts[k], stmts[k + 1], temps_) : nullptr;
       if (into != nullptr) {
         // The next statement, with this one's call for the variable it reads first.
-        folded_def_ = &stmts[k];
-        folded_into_ = into;
+        fold_ = Fold{&stmts[k], into, nullptr};
         StmtPtr use = stmt(stmts[k + 1]);
-        if (auto* write = dynamic_cast<WriteStmt*>(use.get())) write->set_folded(folded_call_);
+        if (auto* write = dynamic_cast<WriteStmt*>(use.get())) write->set_folded(fold_.built);
         out.push_back(std::move(use));
-        folded_def_ = folded_into_ = nullptr;
-        folded_call_ = nullptr;
+        fold_ = Fold{};
         ++k;
         continue;
       }
@@ -415,12 +410,12 @@ class Loader {
       if (!op) fail(where_ + "the op '" + name + "' is not provided by this simulator");
       std::vector<ExprPtr> args;
       for (const auto& a : need(e, "args")) {
-        if (&e == folded_into_ && args.empty()) {
-          const json* def = folded_def_;
-          folded_def_ = folded_into_ = nullptr;  // the folded call's own arguments build as usual
+        if (&e == fold_.into && args.empty()) {
+          const json* def = fold_.def;
+          fold_.into = nullptr;  // the folded call's own arguments build as usual
           ExprPtr folded = expr(need(*def, "value"));
           static_cast<CallExpr&>(*folded).set_line(line(*def));
-          folded_call_ = folded.get();
+          fold_.built = folded.get();
           args.push_back(std::move(folded));
           continue;
         }
@@ -450,9 +445,12 @@ class Loader {
   std::string origin_;
   std::string where_;
   std::set<int> temps_;                  // the function's single_use_slots
-  const json* folded_def_ = nullptr;     // while a statement is built with the one before
-  const json* folded_into_ = nullptr;    // folded into its call (sim/temp_inlining.h)
-  const Expr* folded_call_ = nullptr;    // the call built of it
+  // While a statement is built with the one before folded into its call (sim/temp_inlining.h).
+  struct Fold {
+    const json* def = nullptr;   // the assignment folded
+    const json* into = nullptr;  // the call of the next statement whose first operand it becomes
+    const Expr* built = nullptr; // the call built of the assignment's value
+  } fold_;
   std::vector<const LaunchStmt*> launches_;
   std::vector<std::pair<const json*, LaunchStmt*>> launches_made_;  // the function's, by their JSON
   int depth_ = 0;

@@ -64,12 +64,7 @@ class Nest {
 
   // The call as a node of the tree when its operands fit, else its op run as usual.
   Term gather(const CallExpr& call) {
-    if (call.line() == 0) return gather_here(call);
-    try {
-      return gather_here(call);
-    } catch (const std::exception&) {
-      rethrow_located(frame_, call.line());
-    }
+    return run_at_line(frame_, call.line(), [&] { return gather_here(call); });
   }
 
   Term gather_here(const CallExpr& call) {

@@ -1,7 +1,9 @@
 #include "sim/temp_inlining.h"
 
+#include "sim/ir_slots.h"
 #include "sim/ops/op_table.h"
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -10,46 +12,30 @@ namespace {
 
 using nlohmann::json;
 
+// How often each slot is read and assigned, and the slots named any other way.
 struct SlotUses {
   std::map<int, int> reads, assigns;
   std::set<int> elsewhere;
-  int max_depth = 0;
-  bool too_deep = false;  // a hostile file: the walk stopped (the loader refuses it)
 
-  void integers_in(const json& node, int depth) {
-    if (depth > max_depth) {
-      too_deep = true;
-      return;
-    }
-    if (node.is_number_integer()) elsewhere.insert(node.get<int>());
-    if (node.is_array() || node.is_object())
-      for (const auto& child : node) integers_in(child, depth + 1);
+  // Numbers outside int's range name no slot (the loader refuses them).
+  static bool slot_of(const json& j, int& out) {
+    if (!j.is_number_integer()) return false;
+    const bool fits = j.is_number_unsigned() ? j.get<uint64_t>() <= INT32_MAX
+                                             : j.get<int64_t>() >= INT32_MIN && j.get<int64_t>() <= INT32_MAX;
+    if (fits) out = j.get<int>();
+    return fits;
   }
-
-  void walk(const json& node, int depth) {
-    if (depth > max_depth) {
-      too_deep = true;
-      return;
-    }
-    if (node.is_array()) {
-      for (const auto& child : node) walk(child, depth + 1);
-      return;
-    }
-    if (!node.is_object()) return;
-    const auto e = node.find("e");
-    const auto s = node.find("s");
-    const auto slot = node.find("slot");
-    if (e != node.end() && *e == "var" && slot != node.end() && slot->is_number_integer()) ++reads[slot->get<int>()];
-    if (s != node.end() && *s == "assign" && slot != node.end() && slot->is_number_integer())
-      ++assigns[slot->get<int>()];
-    // Every other field that names slots (IR.md): counted whole, numbers of other kinds
-    // included, which can only keep a slot from folding.
-    for (const char* key : {"target", "slots", "var", "dumps", "no_dep", "tid", "joins"}) {
-      const auto it = node.find(key);
-      if (it != node.end()) integers_in(*it, depth + 1);
-    }
-    for (const auto& [key, child] : node.items())
-      if (child.is_object() || child.is_array()) walk(child, depth + 1);
+  void read(const json& slot) {
+    int k;
+    if (slot_of(slot, k)) ++reads[k];
+  }
+  void assign(const json& slot) {
+    int k;
+    if (slot_of(slot, k)) ++assigns[k];
+  }
+  void named(const json&, const char*, const json& n) {
+    int k;
+    if (slot_of(n, k)) elsewhere.insert(k);
   }
 };
 
@@ -69,10 +55,9 @@ bool row_call(const json& e) {
 
 std::set<int> single_use_slots(const json& function, int params, int max_depth) {
   SlotUses uses;
-  uses.max_depth = max_depth;
-  if (const auto body = function.find("body"); body != function.end()) uses.walk(*body, 0);
   std::set<int> out;
-  if (uses.too_deep) return out;
+  if (const auto body = function.find("body"); body != function.end() && !visit_slot_names(*body, max_depth, uses))
+    return out;
   for (const auto& [slot, n] : uses.assigns) {
     const auto read = uses.reads.find(slot);
     if (slot >= params && n == 1 && read != uses.reads.end() && read->second == 1 && uses.elsewhere.count(slot) == 0)

@@ -11,6 +11,7 @@
 #include "ranks/shipped_frame.h"
 #include "sim/comm/comm_domain.h"
 #include "sim/device.h"
+#include "sim/kernel_error.h"
 #include "sim/program_loader.h"
 #include "sim/statements.h"
 #include "sim/task_recorder.h"
@@ -115,6 +116,19 @@ TEST_CASE("a binding that fails is left to the rank; a computed argument ends th
     const ranks::ShippedFrame bound = ranks::pack_frame(chip, host.launch().reads(true), host.domain);
     CHECK(ranks::region_bytes(bound.text) == std::vector<int64_t>{128});  // xs, whose row chip.x views
   }
+}
+
+TEST_CASE("a launch argument nested far too deep is refused when loaded, not walked off the stack") {
+  // The loader looks through a launch's bindings for the slots they read before it builds
+  // (and depth-checks) them: that look must stop at the same bound.
+  std::string deep;
+  const int depth = 100000;
+  for (int k = 0; k < depth; ++k) deep += R"({"e": "unary", "op": "neg", "operand": )";
+  deep += R"({"e": "var", "slot": 1})" + std::string(depth, '}');
+  CHECK_THROWS_WITH_AS(sim::parse_program(host_program(deep), "host"),
+                       "host: function 'h': statements and expressions nest deeper than 500 levels; rebuild the "
+                       "kernel with this pypto-golden",
+                       sim::ProgramError);
 }
 
 TEST_CASE("granule: the bytes one element write covers") {
