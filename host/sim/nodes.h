@@ -26,11 +26,19 @@ struct Frame {
 
   // A copy of this frame whose variables are held in `slots` (of any contents: given the
   // frame's values here), so that a caller may hand in a vector whose memory it reuses.
-  Frame copy_into(std::vector<Value> slots) const {
+  // With `only`, `slots` must hold no values (None, any length) and just the variables it
+  // lists, with those of the loops in force, are copied: the others stay None.
+  Frame copy_into(std::vector<Value> slots, const std::vector<int>* only = nullptr) const {
     Frame f;
     f.function = function;
     f.device = device;
-    slots.assign(this->slots.begin(), this->slots.end());
+    if (only == nullptr) {
+      slots.assign(this->slots.begin(), this->slots.end());
+    } else {
+      slots.resize(this->slots.size());
+      for (const int k : *only) slots[static_cast<size_t>(k)] = this->slots[static_cast<size_t>(k)];
+      for (const int k : active_loop_vars) slots[static_cast<size_t>(k)] = this->slots[static_cast<size_t>(k)];
+    }
     f.slots = std::move(slots);
     f.active_loop_vars.reserve(active_loop_vars.size() + 1);  // room for the copy's loop variable
     f.active_loop_vars = active_loop_vars;

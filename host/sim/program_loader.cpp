@@ -192,7 +192,8 @@ class Loader {
     regions_made_.clear();
     launches_made_.clear();
     // JSON levels: a statement or expression takes one or two (its object, a list in it).
-    temps_ = single_use_slots(f, static_cast<int>(fn->params.size()), 4 * kMaxDepth);
+    num_params_ = static_cast<int>(fn->params.size());
+    temps_ = single_use_slots(f, num_params_, 4 * kMaxDepth);
     fn->body = block(need(f, "body"));
     // The analyses walk the function's JSON once the statements have checked it.
     const auto outputs = region_outputs(f);
@@ -255,6 +256,15 @@ class Loader {
           joins.emplace_back(slot(j[0]), integer64(j[1], "joins[][1]"));
         }
         loop->set_joins(std::move(joins));
+      }
+      if (k->second == LoopKind::Parallel || k->second == LoopKind::Spmd) {
+        // The parameters too: what a launch in the body may write is known by them.
+        std::set<int> live;
+        for (int p = 0; p < num_params_; ++p) live.insert(p);
+        collect_reads(need(s, "body"), live);
+        if (s.contains("joins"))
+          for (const auto& j : s["joins"]) live.insert(slot(j[0]));
+        loop->set_live_in(std::vector<int>(live.begin(), live.end()));
       }
       return loop;
     }
@@ -445,6 +455,7 @@ class Loader {
   std::string origin_;
   std::string where_;
   std::set<int> temps_;                  // the function's single_use_slots
+  int num_params_ = 0;                   // the function's
   // While a statement is built with the one before folded into its call (sim/temp_inlining.h).
   struct Fold {
     const json* def = nullptr;   // the assignment folded

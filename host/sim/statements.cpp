@@ -207,10 +207,11 @@ std::vector<Value> take_spare_slots() {
   return v;
 }
 
-// Ends an iteration's frame: its values go now (tensors released), its vector's memory
-// to the spares.
+// Ends an iteration's frame: its values go now (tensors released), its vector, every
+// element None, to the spares (Frame::copy_into's `only` form then sets just the few it copies).
 void recycle(Frame& local) {
-  local.slots.clear();
+  for (Value& v : local.slots)
+    if (v.kind != Value::Kind::None || v.tensor.defined()) v = Value{};
   if (spare_slots.size() < kSpareSlots) spare_slots.push_back(std::move(local.slots));
 }
 
@@ -219,7 +220,9 @@ void recycle(Frame& local) {
 // The variables of one iteration of a parallel / spmd loop: its own copy of the frame's,
 // with the loop variable set to `index`.
 Frame ForStmt::iteration_frame(const Frame& frame, int64_t index) const {
-  Frame local = frame.copy_into(take_spare_slots());
+  const TaskRecorder* recorder = frame.device != nullptr ? frame.device->recorder() : nullptr;
+  const bool all = !live_in_known_ || (recorder != nullptr && recorder->windows());
+  Frame local = frame.copy_into(take_spare_slots(), all ? nullptr : &live_in_);
   local.slots[static_cast<size_t>(var_)] = Value::from_int(index);
   local.active_loop_vars.push_back(var_);
   local.in_parallel = true;

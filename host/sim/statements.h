@@ -41,6 +41,16 @@ class ForStmt : public Stmt {
   const RowBatch* row_batch() const { return row_batch_.get(); }
   // Task ids the iterations bind to names read after the loop (slot, id when not recorded).
   void set_joins(std::vector<std::pair<int, int64_t>> joins) { joins_ = std::move(joins); }
+  // Parallel / spmd loops: the variables the body may read (the loader's analysis, joins
+  // included). An iteration's frame then copies only those, not every variable of the
+  // function, unless task windows are recorded (they name a storage by the lowest variable
+  // holding it, read or not).
+  void set_live_in(std::vector<int> slots) {
+    live_in_ = std::move(slots);
+    live_in_known_ = true;
+  }
+  const std::vector<int>* live_in() const { return live_in_known_ ? &live_in_ : nullptr; }
+  const Block& body() const { return body_; }
 
  protected:
   void exec(Frame& frame) const override;
@@ -60,6 +70,8 @@ class ForStmt : public Stmt {
   std::vector<ExprPtr> deps_;
   bool manual_ = false;
   std::vector<std::pair<int, int64_t>> joins_;
+  std::vector<int> live_in_;
+  bool live_in_known_ = false;
   std::unique_ptr<RowBatch> row_batch_;  // sequential loops only
   // Parallel / spmd loops with top-level barriers: where each phase of the body ends (the
   // indices of the barriers, then the body's size); empty without barriers.
