@@ -78,8 +78,9 @@ bool shares_memory(const at::Tensor& a, const at::Tensor& b) {
   // No bytes (a meta tensor standing for a handed-over output): only its own storage.
   if (a0 == nullptr || b0 == nullptr) return a.storage().is_alias_of(b.storage());
   auto extent = [](const at::Tensor& t) {
+    const at::IntArrayRef sizes = t.sizes(), strides = t.strides();
     int64_t last = 0;
-    for (int64_t k = 0; k < t.dim(); ++k) last += (t.size(k) - 1) * t.stride(k);
+    for (size_t k = 0; k < sizes.size(); ++k) last += (sizes[k] - 1) * strides[k];
     return (last + 1) * static_cast<int64_t>(t.element_size());
   };
   const char* a1 = a0 + extent(a);

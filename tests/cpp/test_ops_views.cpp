@@ -3,6 +3,7 @@
 
 #include "sim/device.h"
 #include "sim/expressions.h"
+#include "sim/ops/valid_padding.h"
 #include "sim/strided_view.h"
 #include "sim/window.h"
 
@@ -385,4 +386,29 @@ TEST_CASE("a subscript window of a value gets its valid region cut to the window
   CHECK(w.valid == std::vector<int64_t>{1, 4});
   Window full = resolve_window(T(at::zeros({4, 5})), items, frame, "x[1:3, 2]");
   CHECK(full.valid.empty());
+}
+
+TEST_CASE("fill_outside pads every element outside the valid corner and keeps the rest, in each layout") {
+  // The row-major FP32 path and ATen's slabs (other dtypes, strides, ranks) give the same
+  // elements: each one outside [0, valid) on some axis holds the value, as fill_ converts it.
+  for (const c10::Scalar& pad : {c10::Scalar(0.0), c10::Scalar(-2.5), c10::Scalar(1e30), c10::Scalar(-0.0)}) {
+    for (const std::vector<int64_t>& valid : {std::vector<int64_t>{3, 5}, {0, 5}, {3, 0}, {7, 9}, {6, 9}, {7, 1}}) {
+      for (const bool transposed : {false, true}) {
+        for (const auto dtype : {at::kFloat, at::kBFloat16}) {
+          at::Tensor t = at::arange(63, at::kFloat).reshape({7, 9}).to(dtype);
+          if (transposed) t = t.t().contiguous().t();  // same shape, column-major
+          const at::Tensor before = t.clone();
+          pypto_golden::sim::ops::fill_outside(t, valid, pad);
+          const at::Tensor rows = at::arange(7).unsqueeze(1).expand({7, 9});
+          const at::Tensor cols = at::arange(9).unsqueeze(0).expand({7, 9});
+          const at::Tensor outside = (rows >= valid[0]).logical_or(cols >= valid[1]);
+          const at::Tensor want = at::where(outside, at::full({7, 9}, pad, before.options()), before);
+          CAPTURE(valid[0]);
+          CAPTURE(valid[1]);
+          CHECK(at::equal(t.contiguous().view(dtype == at::kFloat ? at::kInt : at::kShort),
+                          want.contiguous().view(dtype == at::kFloat ? at::kInt : at::kShort)));
+        }
+      }
+    }
+  }
 }

@@ -41,7 +41,28 @@ c10::Scalar pad_scalar(const OpArgs& a, const Value& v, c10::ScalarType dtype) {
   a.fail("unknown pad value PadValue." + mode + " (zero, max, min)");
 }
 
+namespace {
+
+// fill_outside for a dense row-major FP32 matrix, without ATen's per-slab dispatch (a tile
+// past a tensor's end is padded once per window). The value converts as fill_ converts it.
+bool fill_outside_fp32_rows(const at::Tensor& t, const std::vector<int64_t>& valid, const c10::Scalar& value) {
+  if (t.dim() != 2 || t.scalar_type() != at::kFloat || !t.is_contiguous() || valid.size() != 2 || valid[0] < 0 ||
+      valid[1] < 0)
+    return false;
+  const int64_t rows = t.size(0), cols = t.size(1);
+  const int64_t valid_rows = std::min(valid[0], rows), valid_cols = std::min(valid[1], cols);
+  const float v = value.to<float>();
+  float* p = t.data_ptr<float>();
+  if (valid_cols < cols)
+    for (int64_t r = 0; r < valid_rows; ++r) std::fill(p + r * cols + valid_cols, p + (r + 1) * cols, v);
+  std::fill(p + valid_rows * cols, p + rows * cols, v);
+  return true;
+}
+
+}  // namespace
+
 void fill_outside(at::Tensor t, const std::vector<int64_t>& valid, const c10::Scalar& value) {
+  if (fill_outside_fp32_rows(t, valid, value)) return;
   for (int64_t k = 0; k < t.dim(); ++k) {
     const int64_t v = valid[static_cast<size_t>(k)];
     if (v >= t.size(k)) continue;

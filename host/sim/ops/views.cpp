@@ -311,7 +311,10 @@ std::vector<int64_t> write_region(const char* op, const Value& given_src, const 
       for (int64_t k = 0; k < extra; ++k)  // an empty leading axis leaves nothing to write
         if (given_src.valid[static_cast<size_t>(k)] == 0 && !valid.empty()) valid[0] = 0;
     }
-    src_v = Value::from_tensor(given_src.tensor.reshape(given_src.tensor.sizes().slice(static_cast<size_t>(extra))),
+    // Unit leading axes dropped: a view of the same elements (made directly, not by ATen's reshape).
+    const at::Tensor& t = given_src.tensor;
+    src_v = Value::from_tensor(strided_view(t, t.sizes().slice(static_cast<size_t>(extra)),
+                                            t.strides().slice(static_cast<size_t>(extra)), t.storage_offset()),
                                std::move(valid));
   }
   const at::Tensor& src = src_v.tensor;
