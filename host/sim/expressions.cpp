@@ -254,7 +254,8 @@ CallExpr::CallExpr(const OpDef* op, std::vector<ExprPtr> args, std::vector<std::
 }
 
 bool CallExpr::writes_nothing() const {
-  if (op_->name != "load") return false;
+  // A load, or a shape query (pl.tensor.dim: a window's extent in a load's offsets).
+  if (op_->name != "load" && op_->name != "dim") return false;
   for (const auto& a : args_)
     if (!a->writes_nothing()) return false;
   for (const auto& kv : kwargs_)

@@ -58,7 +58,7 @@ class Expr {
   // do so without a temporary; the default evaluates and copies. Returns what it wrote.
   virtual WrittenCorner eval_into(Frame& frame, const at::Tensor& dst) const;
   // Evaluating it writes no memory (a constant, a variable, scalar arithmetic on them, a
-  // load): what a load evaluated before it still reads the same bytes after it.
+  // load, a shape query): what a load evaluated before it still reads the same bytes after it.
   virtual bool writes_nothing() const { return false; }
   // The integer value, without making a Value, when the node is a constant, a variable or
   // integer arithmetic of those and its value is an integer or bool scalar (an index, a

@@ -216,15 +216,23 @@ class Loader {
     if (!stmts.is_array()) fail(where_ + "a statement block must be a list");
     Block out;
     for (size_t k = 0; k < stmts.size(); ++k) {
-      const json* into = k + 1 < stmts.size() ? folds_into_next(stmts[k], stmts[k + 1], temps_) : nullptr;
-      if (into != nullptr) {
-        // The next statement, with this one's call for the variable it reads first.
-        fold_ = Fold{&stmts[k], into, nullptr};
-        StmtPtr use = stmt(stmts[k + 1]);
+      const std::optional<FoldPlan> plan = plan_fold(stmts, k, temps_);
+      if (plan) {
+        // The statement that reads this one's variable, with this one's call for it; the
+        // scalar assignments between them first (they make no region or launch, so the
+        // order they are built in names nothing differently).
+        fold_ = Fold{&stmts[k], plan->into, nullptr};
+        StmtPtr use = stmt(stmts[plan->use]);
         if (auto* write = dynamic_cast<WriteStmt*>(use.get())) write->set_folded(fold_.built);
-        out.push_back(std::move(use));
+        const Expr* folded = fold_.built;
         fold_ = Fold{};
-        ++k;
+        for (size_t b = k + 1; b < plan->use; ++b) {
+          StmtPtr between = stmt(stmts[b]);
+          static_cast<AssignStmt&>(*between).set_folded(folded);
+          out.push_back(std::move(between));
+        }
+        out.push_back(std::move(use));
+        k = plan->use;
         continue;
       }
       out.push_back(stmt(stmts[k]));

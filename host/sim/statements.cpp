@@ -306,7 +306,18 @@ void ForStmt::exec(Frame& frame) const {
 }
 
 void AssignStmt::exec(Frame& frame) const {
-  frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame);
+  if (folded_ == nullptr) {
+    frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame);
+    return;
+  }
+  try {
+    frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception&) {
+    folded_->eval(frame);  // reads only; throws first when it fails
+    throw;
+  }
 }
 
 void UnpackStmt::exec(Frame& frame) const {

@@ -171,6 +171,9 @@ class AssignStmt : public Stmt {
  public:
   AssignStmt(int line, int slot, ExprPtr value) : Stmt(line), slot_(slot), value_(std::move(value)) {}
   int slot() const { return slot_; }
+  // A call the loader moved past this statement into a later one (sim/temp_inlining.h):
+  // when this one fails, that call runs first, so that its failure is the one reported.
+  void set_folded(const Expr* call) { folded_ = call; }
 
  protected:
   void exec(Frame& frame) const override;
@@ -178,6 +181,7 @@ class AssignStmt : public Stmt {
  private:
   int slot_;
   ExprPtr value_;
+  const Expr* folded_ = nullptr;
 };
 
 class UnpackStmt : public Stmt {

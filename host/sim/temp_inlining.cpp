@@ -51,7 +51,62 @@ bool row_call(const json& e) {
   return def != nullptr && def->row_role != ops::RowRole::None;
 }
 
+bool is_call(const json& e) { return e.is_object() && e.value("e", std::string()) == "call"; }
+
+// pl.load(tensor, offsets, shapes[, valid_shape]) with no keywords.
+bool load_call(const json& e) {
+  if (!is_call(e) || e.value("op", std::string()) != "load") return false;
+  const auto args = e.find("args");
+  const auto kwargs = e.find("kwargs");
+  return args != e.end() && args->is_array() && !args->empty() &&
+         (kwargs == e.end() || kwargs->is_null() || kwargs->empty());
+}
+
+// An expression of constants, variables and operators on them: it makes new values only.
+bool scalar_expression(const json& e, int depth) {
+  if (!e.is_object() || depth > 64) return false;
+  const std::string kind = e.value("e", std::string());
+  if (kind == "const" || kind == "var") return true;
+  if (kind == "unary") return e.contains("operand") && scalar_expression(e["operand"], depth + 1);
+  if (kind == "binop")
+    return e.contains("lhs") && e.contains("rhs") && scalar_expression(e["lhs"], depth + 1) &&
+           scalar_expression(e["rhs"], depth + 1);
+  return false;
+}
+
+// The variables an expression reads.
+void reads_of(const json& e, std::set<int>& out, int depth) {
+  if (depth > 4 * 500) return;  // deeper than the loader accepts: it refuses the file
+  if (e.is_object()) {
+    if (e.value("e", std::string()) == "var" && e.contains("slot") && e["slot"].is_number_integer())
+      out.insert(e["slot"].get<int>());
+    for (const auto& [key, child] : e.items()) reads_of(child, out, depth + 1);
+  } else if (e.is_array()) {
+    for (const auto& child : e) reads_of(child, out, depth + 1);
+  }
+}
+
 }  // namespace
+
+std::optional<FoldPlan> plan_fold(const json& stmts, size_t k, const std::set<int>& temps) {
+  if (!stmts.is_array() || k >= stmts.size() || !stmts[k].is_object() || !stmts[k].contains("value"))
+    return std::nullopt;
+  std::set<int> def_reads;
+  bool read = false;
+  for (size_t u = k + 1; u < stmts.size(); ++u) {
+    if (const json* into = folds_into_next(stmts[k], stmts[u], temps)) return FoldPlan{u, into};
+    const json& s = stmts[u];
+    if (!s.is_object() || s.value("s", std::string()) != "assign" || !s.contains("slot") ||
+        !s["slot"].is_number_integer() || !s.contains("value") || !scalar_expression(s["value"], 0))
+      return std::nullopt;
+    if (!read) {
+      reads_of(stmts[k]["value"], def_reads, 0);
+      read = true;
+    }
+    if (def_reads.count(s["slot"].get<int>()) != 0) return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 std::set<int> single_use_slots(const json& function, int params, int max_depth) {
   SlotUses uses;
@@ -71,14 +126,23 @@ const json* folds_into_next(const json& def, const json& use, const std::set<int
   const auto slot = def.find("slot");
   if (slot == def.end() || !slot->is_number_integer() || temps.count(slot->get<int>()) == 0) return nullptr;
   const auto def_value = def.find("value");
-  if (def_value == def.end() || !row_call(*def_value)) return nullptr;
+  if (def_value == def.end()) return nullptr;
+  const bool load = load_call(*def_value);
+  if (!load && !row_call(*def_value)) return nullptr;
   const std::string kind = use.value("s", std::string());
   if (kind != "assign" && kind != "write") return nullptr;
   const auto use_value = use.find("value");
-  if (use_value == use.end() || !row_call(*use_value)) return nullptr;
+  // A row-nest temporary joins a row nest; a load may go into any call.
+  auto descends = [load](const json& e) {
+    if (!load) return row_call(e);
+    if (!is_call(e)) return false;
+    const auto args = e.find("args");
+    return args != e.end() && args->is_array() && !args->empty();
+  };
+  if (use_value == use.end() || !descends(*use_value)) return nullptr;
   // Down the first arguments: what the statement evaluates first.
   const json* call = &*use_value;
-  while (row_call((*call)["args"][0])) call = &(*call)["args"][0];
+  while (descends((*call)["args"][0])) call = &(*call)["args"][0];
   const json& first = (*call)["args"][0];
   const bool reads_temp = first.is_object() && first.value("e", std::string()) == "var" && first.contains("slot") &&
                           first["slot"] == *slot;

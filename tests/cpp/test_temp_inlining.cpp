@@ -2,6 +2,7 @@
 // values are the statements' one by one bit for bit, and that a failure of the folded call
 // names its own line.
 #include "sim/dispatch.h"
+#include "sim/expressions.h"
 #include "sim/kernel_error.h"
 #include "sim/program_loader.h"
 #include "sim/statements.h"
@@ -87,12 +88,13 @@ TEST_CASE("a row-op temporary read only by the next statement's first operand is
   CHECK(statements(t_then_y + assign(kU, call("mul", var(kT), var(kB)), 4) + ", " +
                    write_y(call("add", var(kU), var(kX)), 5)) == 3);
 
-  // Not: t read again later, t the second operand, a statement between, an op outside the
+  // Not: t read again later, t the second operand, a call between, an op outside the
   // row nests (exp) on either side, a keyword, a parameter, an assignment twice, t dumped.
   CHECK(statements(t_then_y + write_y(call("add", var(kT), var(kB)), 4) + ", " +
                    write_y(call("add", var(kT), var(kT)), 5)) == 4);
   CHECK(statements(t_then_y + write_y(call("add", var(kB), var(kT)), 4)) == 3);
-  CHECK(statements(t_then_y + assign(kU, var(kX), 4) + ", " + write_y(call("add", var(kT), var(kU)), 5)) == 4);
+  CHECK(statements(t_then_y + assign(kU, R"({"e": "call", "op": "exp", "args": [)" + var(kX) + R"(], "kwargs": {}})", 4) +
+                   ", " + write_y(call("add", var(kT), var(kU)), 5)) == 4);
   CHECK(statements(assign(kT, R"({"e": "call", "op": "exp", "args": [)" + var(kX) + R"(], "kwargs": {}})", 3) +
                    ", " + write_y(call("add", var(kT), var(kB)), 4)) == 3);
   CHECK(statements(t_then_y + R"({"s": "write", "line": 4, "target": 4, "text": "y[:, :]", "index": [)"
@@ -170,4 +172,126 @@ TEST_CASE("a folded call's failure names its own line, and the folded statement'
   options.nan_check = true;
   CHECK(message(assign(kT, call("add", var(kX), var(kZ)), 3) + ", " + write_y(call("add", var(kT), var(kB)), 4)) ==
         bad_t);
+}
+
+namespace {
+
+// t = pl.load(x, [row, 0], [rows, 16]) at line 3.
+std::string load_x(int row, int rows) {
+  auto ints = [](int a, int b) {
+    return R"({"e": "list", "items": [{"e": "const", "dtype": "int64", "v": )" + std::to_string(a) +
+           R"(}, {"e": "const", "dtype": "int64", "v": )" + std::to_string(b) + "}]}";
+  };
+  return assign(kT, R"({"e": "call", "op": "load", "args": [)" + var(kX) + ", " + ints(row, 0) + ", " + ints(rows, 16) +
+                        R"(], "kwargs": {}})",
+                3);
+}
+
+std::string unary(const std::string& op, const std::string& a) {
+  return R"({"e": "call", "op": ")" + op + R"(", "args": [)" + a + R"(], "kwargs": {}})";
+}
+
+}  // namespace
+
+TEST_CASE("a loaded tile read only by the next statement's first operand is folded in, as a view") {
+  // Into a row op, and into any other op (exp): the load is then that call's argument, a
+  // transient load (a view of x, not a copy).
+  for (const std::string& use : {call("add", var(kT), var(kB)), unary("exp", var(kT))}) {
+    auto prog = parse_program(program(load_x(0, 8) + ", " + write_y(use, 4)), "mem");
+    REQUIRE(prog->entry().body.size() == 2);
+    const auto& write = dynamic_cast<const WriteStmt&>(*prog->entry().body[0]);
+    const auto& outer = dynamic_cast<const CallExpr&>(write.value());
+    const auto* load = dynamic_cast<const CallExpr*>(outer.args().at(0).get());
+    REQUIRE(load != nullptr);
+    CHECK(load->op().name == "load");
+    CHECK(load->transient());
+  }
+  // Its offsets may ask for an extent (pl.tensor.dim reads no memory): [dim(x, 0) - 8, 0].
+  {
+    const std::string zero = R"({"e": "const", "dtype": "int64", "v": 0})";
+    const std::string row = R"({"e": "binop", "op": "sub", "lhs": {"e": "call", "op": "dim", "args": [)" + var(kX) +
+                            ", " + zero + R"(], "kwargs": {}}, "rhs": {"e": "const", "dtype": "int64", "v": 8}})";
+    const std::string load = assign(kT, R"({"e": "call", "op": "load", "args": [)" + var(kX) +
+                                            R"(, {"e": "list", "items": [)" + row + ", " + zero +
+                                            R"(]}, {"e": "list", "items": [{"e": "const", "dtype": "int64", "v": 8}, )"
+                                            R"({"e": "const", "dtype": "int64", "v": 16}]}], "kwargs": {}})",
+                                    3);
+    auto prog = parse_program(program(load + ", " + write_y(call("add", var(kT), var(kB)), 4)), "mem");
+    REQUIRE(prog->entry().body.size() == 2);
+    const auto& outer = dynamic_cast<const CallExpr&>(dynamic_cast<const WriteStmt&>(*prog->entry().body[0]).value());
+    CHECK(dynamic_cast<const CallExpr&>(*outer.args().at(0)).transient());
+  }
+  // Not: the tile as the second operand, read twice, or with a call between.
+  CHECK(statements(load_x(0, 8) + ", " + write_y(call("add", var(kB), var(kT)), 4)) == 3);
+  CHECK(statements(load_x(0, 8) + ", " + write_y(call("add", var(kT), var(kT)), 4)) == 3);
+  CHECK(statements(load_x(0, 8) + ", " + assign(kU, unary("exp", var(kB)), 4) + ", " +
+                   write_y(call("add", var(kT), var(kU)), 5)) == 4);
+
+  // The values: x + b and exp(x), bit for bit.
+  const Inputs in;
+  CHECK(same_bits(run(load_x(0, 8) + ", " + write_y(call("add", var(kT), var(kB)), 4), in), at::add(in.x, in.b)));
+  CHECK(same_bits(run(load_x(0, 8) + ", " + write_y(unary("exp", var(kT)), 4), in), at::exp(in.x)));
+}
+
+TEST_CASE("a folded load's failure names its own line") {
+  const Inputs in;
+  std::string what = "no error";
+  try {
+    run(load_x(9, 8) + ", " + write_y(call("add", var(kT), var(kB)), 4), in);  // starts past x's 8 rows
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  CAPTURE(what);
+  CHECK(what.rfind("/k/fold.py:3: pl.load", 0) == 0);
+}
+
+namespace {
+
+std::string binop(const std::string& op, const std::string& a, const std::string& b) {
+  return R"({"e": "binop", "op": ")" + op + R"(", "lhs": )" + a + R"(, "rhs": )" + b + "}";
+}
+const std::string kSeven = R"({"e": "const", "dtype": "int64", "v": 7})";
+
+}  // namespace
+
+TEST_CASE("a temporary folds past scalar assignments of variables it does not read") {
+  // t = pl.load(x, ...); u = 7 * 7; y[...] = pl.add(t, b): u's statement stays, t folds.
+  const std::string u_scalar = assign(kU, binop("mul", kSeven, kSeven), 4) + ", ";
+  CHECK(statements(load_x(0, 8) + ", " + u_scalar + write_y(call("add", var(kT), var(kB)), 5)) == 3);
+  CHECK(statements(assign(kT, call("add", var(kX), var(kB)), 3) + ", " + u_scalar +
+                   write_y(call("add", var(kT), var(kB)), 5)) == 3);
+  // Not past an assignment of what the folded call reads (x), nor past a call.
+  CHECK(statements(load_x(0, 8) + ", " + assign(kX, var(kB), 4) + ", " + write_y(call("add", var(kT), var(kB)), 5)) ==
+        4);
+  CHECK(statements(load_x(0, 8) + ", " + assign(kU, call("add", var(kB), var(kB)), 4) + ", " +
+                   write_y(call("add", var(kT), var(kU)), 5)) == 4);
+
+  const Inputs in;
+  CHECK(same_bits(run(assign(kT, call("mul", var(kX), var(kB)), 3) + ", " + u_scalar +
+                          write_y(call("add", var(kT), var(kB)), 5),
+                      in),
+                  at::add(at::mul(in.x, in.b), in.b)));
+}
+
+TEST_CASE("when a statement a temporary folded past fails, the temporary's failure is still reported first") {
+  const Inputs in;
+  auto message = [&](const std::string& body) {
+    try {
+      run(body, in);
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // u = z + x fails ([4, 16] + [8, 16]); so does the folded t = pl.add(x, z) at line 3, first.
+  const std::string bad_u = assign(kU, binop("add", var(kZ), var(kX)), 4) + ", ";
+  const std::string bad_t = message(assign(kT, call("add", var(kX), var(kZ)), 3) + ", " + bad_u +
+                                    write_y(call("add", var(kT), var(kB)), 5));
+  CAPTURE(bad_t);
+  CHECK(bad_t.rfind("/k/fold.py:3: pl.add", 0) == 0);
+  // With a good t, u's own failure at line 4.
+  const std::string own = message(assign(kT, call("add", var(kX), var(kB)), 3) + ", " + bad_u +
+                                  write_y(call("add", var(kT), var(kB)), 5));
+  CAPTURE(own);
+  CHECK(own.rfind("/k/fold.py:4: ", 0) == 0);
 }
