@@ -4,6 +4,8 @@
 #include "sim/dispatch.h"
 #include "sim/kernel_error.h"
 #include "sim/program_loader.h"
+
+#include "host_args.h"
 #include "sim/statements.h"
 
 #include <ATen/ATen.h>
@@ -57,14 +59,6 @@ std::string program(int stop) {
        {"s": "return", "line": 9, "values": [{"e": "var", "slot": 2}]}]}]})";
 }
 
-std::vector<HostArg> args_for(const at::Tensor& x, double a, const at::Tensor& y) {
-  std::vector<HostArg> args(3);
-  args[0].tensor = x;
-  args[1].is_tensor = false;
-  args[1].scalar = c10::Scalar(a);
-  args[2].tensor = y;
-  return args;
-}
 
 const ForStmt& parallel_loop(const Program& prog) {
   const auto& outer = dynamic_cast<const ForStmt&>(*prog.entry().body.at(2));

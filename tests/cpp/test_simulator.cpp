@@ -2,6 +2,8 @@
 #include "sim/kernel_error.h"
 #include "sim/program_loader.h"
 
+#include "host_args.h"
+
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
 
@@ -37,14 +39,6 @@ std::string tiled_add_program(int row_step, int rows = 4, int stop = 4) {
        {"s": "return", "line": 9, "values": [{"e": "var", "slot": 2}]}]}]})";
 }
 
-std::vector<HostArg> args_for(at::Tensor x, double a, at::Tensor y) {
-  std::vector<HostArg> args(3);
-  args[0].tensor = x;
-  args[1].is_tensor = false;
-  args[1].scalar = c10::Scalar(a);
-  args[2].tensor = y;
-  return args;
-}
 
 }  // namespace
 
