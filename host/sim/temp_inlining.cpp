@@ -4,6 +4,7 @@
 #include "sim/ops/op_table.h"
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -75,35 +76,38 @@ bool scalar_expression(const json& e, int depth) {
 }
 
 // The variables an expression reads.
-void reads_of(const json& e, std::set<int>& out, int depth) {
-  if (depth > 4 * 500) return;  // deeper than the loader accepts: it refuses the file
-  if (e.is_object()) {
-    if (e.value("e", std::string()) == "var" && e.contains("slot") && e["slot"].is_number_integer())
-      out.insert(e["slot"].get<int>());
-    for (const auto& [key, child] : e.items()) reads_of(child, out, depth + 1);
-  } else if (e.is_array()) {
-    for (const auto& child : e) reads_of(child, out, depth + 1);
+struct Reads {
+  std::set<int>& out;
+  void read(const json& slot) {
+    int k;
+    if (SlotUses::slot_of(slot, k)) out.insert(k);
   }
-}
+  void assign(const json&) {}
+  void named(const json&, const char*, const json&) {}
+};
 
 }  // namespace
 
 std::optional<FoldPlan> plan_fold(const json& stmts, size_t k, const std::set<int>& temps) {
-  if (!stmts.is_array() || k >= stmts.size() || !stmts[k].is_object() || !stmts[k].contains("value"))
+  if (!stmts.is_array() || k >= stmts.size()) return std::nullopt;
+  const json& def = stmts[k];
+  int slot;
+  if (!def.is_object() || def.value("s", std::string()) != "assign" || !def.contains("slot") ||
+      !SlotUses::slot_of(def["slot"], slot) || temps.count(slot) == 0 || !def.contains("value"))
     return std::nullopt;
+  // A slot in `temps`: the function's walk stayed inside the loader's depth bound, and so
+  // does this one, of a part of it.
   std::set<int> def_reads;
-  bool read = false;
+  Reads reads{def_reads};
+  visit_slot_names(def["value"], std::numeric_limits<int>::max() - 1, reads);
   for (size_t u = k + 1; u < stmts.size(); ++u) {
-    if (const json* into = folds_into_next(stmts[k], stmts[u], temps)) return FoldPlan{u, into};
+    if (const json* into = folds_into_next(def, stmts[u], temps)) return FoldPlan{u, into};
     const json& s = stmts[u];
+    int assigned;
     if (!s.is_object() || s.value("s", std::string()) != "assign" || !s.contains("slot") ||
-        !s["slot"].is_number_integer() || !s.contains("value") || !scalar_expression(s["value"], 0))
+        !SlotUses::slot_of(s["slot"], assigned) || def_reads.count(assigned) != 0 || !s.contains("value") ||
+        !scalar_expression(s["value"], 0))
       return std::nullopt;
-    if (!read) {
-      reads_of(stmts[k]["value"], def_reads, 0);
-      read = true;
-    }
-    if (def_reads.count(s["slot"].get<int>()) != 0) return std::nullopt;
   }
   return std::nullopt;
 }
