@@ -463,11 +463,12 @@ class Loader {
   std::string origin_;
   std::string where_;
   std::set<int> temps_;                  // the function's single_use_slots
-  int num_params_ = 0;                   // the function's
-  // While a statement is built with the one before folded into its call (sim/temp_inlining.h).
+  int num_params_ = 0;                   // the function's parameters: slots 0 .. num_params_ - 1
+  // While a statement is built with an earlier one folded into its call (plan_fold in
+  // sim/temp_inlining.h: the statement that reads it, past scalar assignments).
   struct Fold {
     const json* def = nullptr;   // the assignment folded
-    const json* into = nullptr;  // the call of the next statement whose first operand it becomes
+    const json* into = nullptr;  // the call of the reading statement whose first operand it becomes
     const Expr* built = nullptr; // the call built of the assignment's value
   } fold_;
   std::vector<const LaunchStmt*> launches_;

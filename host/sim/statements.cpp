@@ -124,6 +124,22 @@ void note_storages(const Value& v, std::set<const void*>& out) {
     for (const Value& item : *v.items) note_storages(item, out);
 }
 
+// A statement with an earlier call folded into it (sim/temp_inlining.h) runs `fn`; when
+// that fails, the folded call, which ran first when the two were apart, is evaluated (it
+// only reads) so that its own failure is the one reported.
+template <class Fn>
+decltype(auto) folded_first_on_error(const Expr* folded, Frame& frame, Fn&& fn) {
+  if (folded == nullptr) return fn();
+  try {
+    return fn();
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::exception&) {
+    folded->eval(frame);
+    throw;
+  }
+}
+
 }  // namespace
 
 bool LaunchStmt::bind_arguments(Frame& chip) const {
@@ -221,8 +237,8 @@ void recycle(Frame& local) {
 // with the loop variable set to `index`.
 Frame ForStmt::iteration_frame(const Frame& frame, int64_t index) const {
   const TaskRecorder* recorder = frame.device != nullptr ? frame.device->recorder() : nullptr;
-  const bool all = !live_in_known_ || (recorder != nullptr && recorder->windows());
-  Frame local = frame.copy_into(take_spare_slots(), all ? nullptr : &live_in_);
+  const bool all = !live_in_ || (recorder != nullptr && recorder->windows());
+  Frame local = frame.copy_into(take_spare_slots(), all ? nullptr : &*live_in_);
   local.slots[static_cast<size_t>(var_)] = Value::from_int(index);
   local.active_loop_vars.push_back(var_);
   local.in_parallel = true;
@@ -306,18 +322,7 @@ void ForStmt::exec(Frame& frame) const {
 }
 
 void AssignStmt::exec(Frame& frame) const {
-  if (folded_ == nullptr) {
-    frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame);
-    return;
-  }
-  try {
-    frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame);
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const std::exception&) {
-    folded_->eval(frame);  // reads only; throws first when it fails
-    throw;
-  }
+  folded_first_on_error(folded_, frame, [&] { frame.slots[static_cast<size_t>(slot_)] = value_->eval(frame); });
 }
 
 void UnpackStmt::exec(Frame& frame) const {
@@ -334,18 +339,13 @@ WriteStmt::WriteStmt(int line, int target, std::vector<IndexItem> items, std::st
 
 void WriteStmt::exec(Frame& frame) const {
   const Value& target = frame.slots[static_cast<size_t>(target_)];
-  Window w;
-  try {
+  const Window w = folded_first_on_error(folded_, frame, [&] {
     if (!target.is_tensor()) target.as_tensor(("the target of " + text_).c_str());  // throws, naming it
-    w = resolve_window(target, items_, frame, text_);
-    if (w.all_indexed)
+    Window resolved = resolve_window(target, items_, frame, text_);
+    if (resolved.all_indexed)
       throw KernelError(text_ + " = ... writes one element; use pl.write for element writes");
-  } catch (const Interrupted&) {
-    throw;
-  } catch (const std::exception&) {
-    if (folded_ != nullptr) folded_->eval(frame);  // reads only; throws first when it fails
-    throw;
-  }
+    return resolved;
+  });
   const WrittenCorner written =
       w.overhangs() ? assign_to_window(value_->eval(frame), w, text_) : value_->eval_into(frame, w.view);
   if (frame.device != nullptr)

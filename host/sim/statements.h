@@ -6,6 +6,7 @@
 #include "sim/window.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,11 +46,8 @@ class ForStmt : public Stmt {
   // included). An iteration's frame then copies only those, not every variable of the
   // function, unless task windows are recorded (they name a storage by the lowest variable
   // holding it, read or not).
-  void set_live_in(std::vector<int> slots) {
-    live_in_ = std::move(slots);
-    live_in_known_ = true;
-  }
-  const std::vector<int>* live_in() const { return live_in_known_ ? &live_in_ : nullptr; }
+  void set_live_in(std::vector<int> slots) { live_in_ = std::move(slots); }
+  const std::vector<int>* live_in() const { return live_in_ ? &*live_in_ : nullptr; }
   const Block& body() const { return body_; }
 
  protected:
@@ -70,8 +68,7 @@ class ForStmt : public Stmt {
   std::vector<ExprPtr> deps_;
   bool manual_ = false;
   std::vector<std::pair<int, int64_t>> joins_;
-  std::vector<int> live_in_;
-  bool live_in_known_ = false;
+  std::optional<std::vector<int>> live_in_;  // none: not analysed, every slot is copied
   std::unique_ptr<RowBatch> row_batch_;  // sequential loops only
   // Parallel / spmd loops with top-level barriers: where each phase of the body ends (the
   // indices of the barriers, then the body's size); empty without barriers.

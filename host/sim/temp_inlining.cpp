@@ -18,13 +18,11 @@ struct SlotUses {
   std::map<int, int> reads, assigns;
   std::set<int> elsewhere;
 
-  // Numbers outside int's range name no slot (the loader refuses them).
+  // A slot number in int's range (the loader refuses the rest, and negative ones).
   static bool slot_of(const json& j, int& out) {
-    if (!j.is_number_integer()) return false;
-    const bool fits = j.is_number_unsigned() ? j.get<uint64_t>() <= INT32_MAX
-                                             : j.get<int64_t>() >= INT32_MIN && j.get<int64_t>() <= INT32_MAX;
-    if (fits) out = j.get<int>();
-    return fits;
+    const int64_t k = slot_index(j, size_t{INT32_MAX} + 1);
+    if (k >= 0) out = static_cast<int>(k);
+    return k >= 0;
   }
   void read(const json& slot) {
     int k;
