@@ -52,13 +52,12 @@ bool row_call(const json& e) {
 
 bool is_call(const json& e) { return e.is_object() && e.value("e", std::string()) == "call"; }
 
-// pl.load(tensor, offsets, shapes[, valid_shape]) with no keywords.
+// pl.load(tensor, offsets, shapes[, valid_shape], *, target_memory, clamp). Its keywords
+// go with it: they are the load's own (the corpus's usual form names target_memory).
 bool load_call(const json& e) {
   if (!is_call(e) || e.value("op", std::string()) != "load") return false;
   const auto args = e.find("args");
-  const auto kwargs = e.find("kwargs");
-  return args != e.end() && args->is_array() && !args->empty() &&
-         (kwargs == e.end() || kwargs->is_null() || kwargs->empty());
+  return args != e.end() && args->is_array() && !args->empty();
 }
 
 // An expression of constants, variables and operators on them: it makes new values only.

@@ -27,7 +27,7 @@ std::set<int> single_use_slots(const nlohmann::json& function, int params, int m
 // (add, sub, mul, div, their row_ / col_expand forms), and `use`, the statement after it, an
 // assignment or a write of another such call whose first operand, or its first operand's
 // first operand and so on, is that slot's variable: the call (within `use`) whose first
-// argument it is. The same for `slot = pl.load(...)` (no keywords) and a call of any op,
+// argument it is. The same for `slot = pl.load(...)` (keywords included) and a call of any op,
 // its first arguments followed through calls of any op. Else null, malformed JSON included
 // (the statements report it when built). What the statement evaluates first is then `def`'s
 // call, as when the two were apart.

@@ -176,14 +176,14 @@ TEST_CASE("a folded call's failure names its own line, and the folded statement'
 
 namespace {
 
-// t = pl.load(x, [row, 0], [rows, 16]) at line 3.
-std::string load_x(int row, int rows) {
+// t = pl.load(x, [row, 0], [rows, 16], **kwargs) at line 3.
+std::string load_x(int row, int rows, const std::string& kwargs = "{}") {
   auto ints = [](int a, int b) {
     return R"({"e": "list", "items": [{"e": "const", "dtype": "int64", "v": )" + std::to_string(a) +
            R"(}, {"e": "const", "dtype": "int64", "v": )" + std::to_string(b) + "}]}";
   };
   return assign(kT, R"({"e": "call", "op": "load", "args": [)" + var(kX) + ", " + ints(row, 0) + ", " + ints(rows, 16) +
-                        R"(], "kwargs": {}})",
+                        "], \"kwargs\": " + kwargs + "}",
                 3);
 }
 
@@ -231,6 +231,31 @@ TEST_CASE("a loaded tile read only by the next statement's first operand is fold
   const Inputs in;
   CHECK(same_bits(run(load_x(0, 8) + ", " + write_y(call("add", var(kT), var(kB)), 4), in), at::add(in.x, in.b)));
   CHECK(same_bits(run(load_x(0, 8) + ", " + write_y(unary("exp", var(kT)), 4), in), at::exp(in.x)));
+}
+
+TEST_CASE("a loaded tile folds with its keywords") {
+  // The corpus's form: t = pl.load(x, ..., target_memory=pl.MemorySpace.Vec).
+  const std::string vec = R"({"target_memory": {"e": "const", "dtype": "str", "v": "MemorySpace.Vec"}})";
+  auto prog = parse_program(program(load_x(0, 8, vec) + ", " + write_y(call("add", var(kT), var(kB)), 4)), "mem");
+  REQUIRE(prog->entry().body.size() == 2);
+  const auto& outer = dynamic_cast<const CallExpr&>(dynamic_cast<const WriteStmt&>(*prog->entry().body[0]).value());
+  const auto& load = dynamic_cast<const CallExpr&>(*outer.args().at(0));
+  CHECK(load.op().name == "load");
+  CHECK(load.has_kwargs());
+  CHECK(load.transient());
+  const Inputs in;
+  CHECK(same_bits(run(load_x(0, 8, vec) + ", " + write_y(call("add", var(kT), var(kB)), 4), in), at::add(in.x, in.b)));
+  // A bad keyword is still the load's error, on its own line.
+  std::string what = "no error";
+  try {
+    run(load_x(0, 8, R"({"clamp": {"e": "const", "dtype": "str", "v": "yes"}})") + ", " +
+            write_y(call("add", var(kT), var(kB)), 4),
+        in);
+  } catch (const std::exception& e) {
+    what = e.what();
+  }
+  CAPTURE(what);
+  CHECK(what.rfind("/k/fold.py:3: pl.load", 0) == 0);
 }
 
 TEST_CASE("a folded load's failure names its own line") {
