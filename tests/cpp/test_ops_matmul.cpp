@@ -1,7 +1,21 @@
 // The matmul family: FP32 / INT32 accumulation, out_dtype, transposes, in-place matmul_acc.
 #include "test_ops_util.h"
 
+#include "sim/ops/int8_gemm.h"
+#include "tensor/lazy_copy.h"
+
 using namespace ops_test;
+
+namespace {
+
+// INT8 products take the integer gemm where it is usable and the FP32 chunks otherwise:
+// each test of them runs both ways, whatever this CPU has.
+struct Int8Paths {
+  ~Int8Paths() { pypto_golden::sim::ops::disable_int8_gemm_for_tests(false); }
+  static void use_fp32(bool fp32) { pypto_golden::sim::ops::disable_int8_gemm_for_tests(fp32); }
+};
+
+}  // namespace
 
 TEST_CASE("matmul matches torch for fp32, with a_trans / b_trans") {
   at::manual_seed(4);
@@ -71,45 +85,88 @@ TEST_CASE("bf16 matmul accumulates in fp32 and converts to out_dtype or the oper
 }
 
 TEST_CASE("int8 matmul accumulates exactly in int32") {
-  at::manual_seed(6);
-  at::Tensor a = at::randint(-128, 128, {6, 300}, at::TensorOptions().dtype(at::kChar));
-  at::Tensor b = at::randint(-128, 128, {300, 5}, at::TensorOptions().dtype(at::kChar));
-  at::Tensor ref = at::mm(a.to(at::kLong), b.to(at::kLong)).to(at::kInt);
-  Value r = call("matmul", {T(a), T(b)}, {{"out_dtype", D("int32")}});
-  CHECK(same(r.tensor, ref));
-  // The extreme case: every product is (-128)^2, and the sum still fits int32.
-  at::Tensor m = at::full({1, 300}, -128, at::TensorOptions().dtype(at::kChar));
-  CHECK(call("matmul", {T(m), T(m.t().contiguous())}, {{"out_dtype", D("int32")}}).tensor.item<int32_t>() ==
-        300 * 16384);
-  // INT32 -> FP32 conversion of the accumulator.
-  CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("fp32")}}).tensor, ref.to(at::kFloat)));
+  Int8Paths paths;
+  for (bool fp32 : {false, true}) {
+    CAPTURE(fp32);
+    Int8Paths::use_fp32(fp32);
+    at::manual_seed(6);
+    at::Tensor a = at::randint(-128, 128, {6, 300}, at::TensorOptions().dtype(at::kChar));
+    at::Tensor b = at::randint(-128, 128, {300, 5}, at::TensorOptions().dtype(at::kChar));
+    at::Tensor ref = at::mm(a.to(at::kLong), b.to(at::kLong)).to(at::kInt);
+    Value r = call("matmul", {T(a), T(b)}, {{"out_dtype", D("int32")}});
+    CHECK(same(r.tensor, ref));
+    // The extreme case: every product is (-128)^2, and the sum still fits int32.
+    at::Tensor m = at::full({1, 300}, -128, at::TensorOptions().dtype(at::kChar));
+    CHECK(call("matmul", {T(m), T(m.t().contiguous())}, {{"out_dtype", D("int32")}}).tensor.item<int32_t>() ==
+          300 * 16384);
+    // INT32 -> FP32 conversion of the accumulator.
+    CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("fp32")}}).tensor, ref.to(at::kFloat)));
+  }
 }
 
 TEST_CASE("int8 and uint8 matmuls stay exact when K takes the sums far past FP32's integers") {
+  Int8Paths paths;
+  for (bool fp32 : {false, true}) {
+    CAPTURE(fp32);
+    Int8Paths::use_fp32(fp32);
+    const auto i8 = at::TensorOptions().dtype(at::kChar);
+    const auto u8 = at::TensorOptions().dtype(at::kByte);
+    auto exact = [](const at::Tensor& l, const at::Tensor& r) {
+      return at::matmul(l.to(at::kLong), r.to(at::kLong)).to(at::kInt);
+    };
+    // Odd products summed past 2^24: a sum FP32 cannot hold at every step.
+    at::Tensor m = at::full({1, 3001}, -127, i8), n = at::full({3001, 1}, 127, i8);
+    Value r = call("matmul", {T(m), T(n)}, {{"out_dtype", D("int32")}});
+    CHECK(r.tensor.item<int32_t>() == -3001 * 16129);
+    at::Tensor u = at::full({2, 1001}, 255, u8), v = at::full({1001, 3}, 253, u8);
+    CHECK(same(call("matmul", {T(u), T(v)}, {{"out_dtype", D("int32")}}).tensor, exact(u, v)));
+    at::manual_seed(8);
+    at::Tensor a = at::randint(-128, 128, {5, 4099}, i8), b = at::randint(-128, 128, {4099, 7}, i8);
+    CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("int32")}}).tensor, exact(a, b)));
+    // Transposed operands and batch axes take the same chunks of K.
+    at::Tensor at_ = a.t().contiguous(), bt = b.t().contiguous();
+    CHECK(same(call("matmul", {T(at_), T(bt)}, {{"out_dtype", D("int32")}, {"a_trans", B(true)}, {"b_trans", B(true)}})
+                   .tensor,
+               exact(a, b)));
+    at::Tensor ba = at::randint(-128, 128, {2, 3, 2100}, i8), bb = at::randint(-128, 128, {2, 2100, 4}, i8);
+    CHECK(same(call("matmul", {T(ba), T(bb)}, {{"out_dtype", D("int32")}}).tensor, exact(ba, bb)));
+    at::Tensor stored = bb.transpose(-1, -2).contiguous();  // [2, 4, K]: b_trans of a batched weight
+    CHECK(same(call("matmul", {T(ba), T(stored)}, {{"out_dtype", D("int32")}, {"b_trans", B(true)}}).tensor,
+               exact(ba, bb)));
+    // Past INT32: K = 131072 products of (-128)^2 sum to 2^31, which wraps as the hardware
+    // accumulator does.
+    at::Tensor w = at::full({1, 131072}, -128, i8);
+    CHECK(call("matmul", {T(w), T(w.t())}, {{"out_dtype", D("int32")}}).tensor.item<int32_t>() == INT32_MIN);
+  }
+}
+
+TEST_CASE("INT8 products of 2-D and same-batch operands go to the integer gemm where it is usable") {
+  namespace ops = pypto_golden::sim::ops;
+  Int8Paths paths;
   const auto i8 = at::TensorOptions().dtype(at::kChar);
-  const auto u8 = at::TensorOptions().dtype(at::kByte);
-  auto exact = [](const at::Tensor& l, const at::Tensor& r) {
-    return at::matmul(l.to(at::kLong), r.to(at::kLong)).to(at::kInt);
-  };
-  // Odd products summed past 2^24: a sum FP32 cannot hold at every step.
-  at::Tensor m = at::full({1, 3001}, -127, i8), n = at::full({3001, 1}, 127, i8);
-  Value r = call("matmul", {T(m), T(n)}, {{"out_dtype", D("int32")}});
-  CHECK(r.tensor.item<int32_t>() == -3001 * 16129);
-  at::Tensor u = at::full({2, 1001}, 255, u8), v = at::full({1001, 3}, 253, u8);
-  CHECK(same(call("matmul", {T(u), T(v)}, {{"out_dtype", D("int32")}}).tensor, exact(u, v)));
-  at::manual_seed(8);
-  at::Tensor a = at::randint(-128, 128, {5, 4099}, i8), b = at::randint(-128, 128, {4099, 7}, i8);
-  CHECK(same(call("matmul", {T(a), T(b)}, {{"out_dtype", D("int32")}}).tensor, exact(a, b)));
-  // Transposed operands and batch axes take the same chunks of K.
-  at::Tensor at_ = a.t().contiguous(), bt = b.t().contiguous();
-  CHECK(same(call("matmul", {T(at_), T(bt)}, {{"out_dtype", D("int32")}, {"a_trans", B(true)}, {"b_trans", B(true)}})
-                 .tensor,
-             exact(a, b)));
-  at::Tensor ba = at::randint(-128, 128, {2, 3, 2100}, i8), bb = at::randint(-128, 128, {2, 2100, 4}, i8);
-  CHECK(same(call("matmul", {T(ba), T(bb)}, {{"out_dtype", D("int32")}}).tensor, exact(ba, bb)));
-  at::Tensor stored = bb.transpose(-1, -2).contiguous();  // [2, 4, K]: b_trans of a batched weight
-  CHECK(same(call("matmul", {T(ba), T(stored)}, {{"out_dtype", D("int32")}, {"b_trans", B(true)}}).tensor,
-             exact(ba, bb)));
+  at::manual_seed(9);
+  at::Tensor a = at::randint(-128, 128, {5, 40}, i8), b = at::randint(-128, 128, {40, 3}, i8);
+  const at::Tensor exact = at::mm(a.to(at::kLong), b.to(at::kLong)).to(at::kInt);
+  const bool usable = ops::int8_gemm_usable();
+  MESSAGE("the integer gemm is " << std::string(usable ? "" : "not ") << "usable on this CPU");
+  at::Tensor prod;
+  CHECK(ops::int8_gemm(a, b, prod) == usable);
+  if (usable) CHECK(same(prod, exact));
+  at::Tensor ba = at::randint(-128, 128, {2, 5, 40}, i8), bb = at::randint(-128, 128, {2, 40, 3}, i8);
+  CHECK(ops::int8_gemm(ba, bb.transpose(1, 2).contiguous().transpose(1, 2), prod) == usable);
+  if (usable) CHECK(same(prod, at::matmul(ba.to(at::kLong), bb.to(at::kLong)).to(at::kInt)));
+  // A copy-on-write operand (an In weight shared with the host) is read, not copied.
+  const at::Tensor shared = pypto_golden::lazy_copy(b);
+  CHECK(ops::int8_gemm(a, shared, prod) == usable);
+  CHECK(pypto_golden::still_shared(shared, b));
+  if (usable) CHECK(same(prod, exact));
+  // Left to the FP32 chunks: uint8, a 1-D operand, a batch on one side only; and all of
+  // them while the tests turn it off.
+  CHECK_FALSE(ops::int8_gemm(a.to(at::kByte), b.to(at::kByte), prod));
+  CHECK_FALSE(ops::int8_gemm(a, b.select(1, 0), prod));
+  CHECK_FALSE(ops::int8_gemm(ba, b, prod));
+  Int8Paths::use_fp32(true);
+  CHECK_FALSE(ops::int8_gemm(a, b, prod));
 }
 
 TEST_CASE("matmul_acc adds in place into its accumulator; init_cond overwrites") {

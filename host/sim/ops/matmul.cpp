@@ -3,6 +3,7 @@
 // matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
 #include "sim/kernel_error.h"
 #include "sim/ops/direct_sgemm.h"
+#include "sim/ops/int8_gemm.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
 #include "sim/ops/valid_padding.h"
@@ -151,6 +152,35 @@ at::Tensor as_fp32(const at::Tensor& t, const OpArgs& a) {
   return f;
 }
 
+// The INT32 product of integer operands. INT8 ones go to the integer gemm where it is exact
+// (int8_gemm.h). Otherwise: an int8 / uint8 product is an integer of magnitude at most 2^14 (int8) or
+// 255^2 (uint8), so over a chunk of K of 2^24 / that bound every partial sum is an
+// integer FP32 holds exactly, whatever order gemm sums in: sgemm per chunk, summed in
+// INT32, is the exact product (and with K <= 131072 the sum does not overflow INT32), ~3x
+// faster than the same in FP64. Wider integers go through int64 and wrap to INT32 like the
+// hardware accumulator.
+at::Tensor integer_product(const Operands& o) {
+  at::Tensor prod;
+  if (ops::int8_gemm(o.lhs, o.rhs, prod)) return prod;
+  const int64_t k = o.lhs.size(-1);
+  const auto st = o.lhs.scalar_type();
+  if ((st == at::kChar || st == at::kByte) && k <= 131072) {
+    const int64_t max_abs = st == at::kByte ? 255 : 128;
+    const int64_t chunk = (int64_t(1) << 24) / (max_abs * max_abs);
+    for (int64_t s = 0; s < k; s += chunk) {
+      const int64_t len = std::min(chunk, k - s);
+      at::Tensor l = as_fp32(o.lhs.narrow(-1, s, len), *o.args);
+      at::Tensor r = as_fp32(o.rhs.narrow(o.rhs.dim() == 1 ? 0 : -2, s, len), *o.args);
+      at::Tensor part = at::matmul(l, r).to(at::kInt);
+      if (prod.defined()) prod.add_(part);
+      else prod = std::move(part);
+    }
+    if (!prod.defined()) prod = at::zeros(o.shape, o.lhs.options().dtype(at::kInt));  // K = 0
+    return prod;
+  }
+  return at::matmul(o.lhs.to(at::kLong), o.rhs.to(at::kLong)).to(at::kInt);
+}
+
 // lhs @ rhs with FP32 (float operands) or INT32 (integer operands) accumulation, written
 // into `acc_out` (FP32 / INT32, result shape). `accumulate` adds to it instead.
 void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
@@ -170,30 +200,7 @@ void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
     }
     return;
   }
-  // Integer operands. An int8 / uint8 product is an integer of magnitude at most 2^14 (int8)
-  // or 255^2 (uint8), so over a chunk of K of 2^24 / that bound every partial sum is an
-  // integer FP32 holds exactly, whatever order gemm sums in: sgemm per chunk, summed in
-  // INT32, is the exact product (and with K <= 131072 the sum does not overflow INT32), ~3x
-  // faster than the same in FP64. Wider integers go through int64 and wrap to INT32 like the
-  // hardware accumulator.
-  const int64_t k = o.lhs.size(-1);
-  const auto st = o.lhs.scalar_type();
-  at::Tensor prod;
-  if ((st == at::kChar || st == at::kByte) && k <= 131072) {
-    const int64_t max_abs = st == at::kByte ? 255 : 128;
-    const int64_t chunk = (int64_t(1) << 24) / (max_abs * max_abs);
-    for (int64_t s = 0; s < k; s += chunk) {
-      const int64_t len = std::min(chunk, k - s);
-      at::Tensor l = as_fp32(o.lhs.narrow(-1, s, len), *o.args);
-      at::Tensor r = as_fp32(o.rhs.narrow(o.rhs.dim() == 1 ? 0 : -2, s, len), *o.args);
-      at::Tensor part = at::matmul(l, r).to(at::kInt);
-      if (prod.defined()) prod.add_(part);
-      else prod = std::move(part);
-    }
-    if (!prod.defined()) prod = at::zeros(o.shape, o.lhs.options().dtype(at::kInt));  // K = 0
-  } else {
-    prod = at::matmul(o.lhs.to(at::kLong), o.rhs.to(at::kLong)).to(at::kInt);
-  }
+  const at::Tensor prod = integer_product(o);
   if (accumulate) acc_out.add_(prod);
   else acc_out.copy_(prod);
 }

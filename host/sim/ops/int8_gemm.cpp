@@ -1,0 +1,73 @@
+#include "sim/ops/int8_gemm.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+
+namespace pypto_golden::sim::ops {
+namespace {
+
+std::atomic<bool> g_disabled{false};
+
+// The integer gemm against the int64 product on operands that catch a saturating kernel:
+// 127 * -128 in every pair of a row (a 16-bit pair sum overflows), and random values
+// including -128 * -128.
+bool matches_exact_product() {
+  const auto i8 = at::TensorOptions().dtype(at::kChar);
+  const at::Tensor hi = at::full({3, 64}, 127, i8), lo = at::full({64, 5}, -128, i8);
+  const at::Generator gen = at::detail::createCPUGenerator(20261207);
+  const at::Tensor a = at::randint(-128, 128, {7, 300}, gen, i8);
+  const at::Tensor b = at::randint(-128, 128, {300, 9}, gen, i8);
+  for (const auto& [l, r] : {std::pair{hi, lo}, std::pair{a, b}, std::pair{a, b.t().contiguous().t()}})
+    if (!at::equal(at::_int_mm(l, r).to(at::kLong), at::mm(l.to(at::kLong), r.to(at::kLong)))) return false;
+  return true;
+}
+
+bool decide() {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (!__builtin_cpu_supports("avx512vnni")) return false;
+#else
+  return false;
+#endif
+  if (std::getenv("ONEDNN_MAX_CPU_ISA") != nullptr || std::getenv("DNNL_MAX_CPU_ISA") != nullptr) return false;
+  try {
+    return matches_exact_product();
+  } catch (const std::exception&) {
+    return false;  // no CPU kernel for _int_mm in this torch
+  }
+}
+
+// `t`'s bytes as a tensor of its own. The integer gemm asks its operands for writable
+// pointers, which copies a copy-on-write operand (an In weight shared with the host), and
+// from several workers at once trips torch's assertion on that copy.
+at::Tensor plain_alias(const at::Tensor& t) {
+  return at::from_blob(const_cast<void*>(t.const_data_ptr()), t.sizes(), t.strides(), t.options());
+}
+
+}  // namespace
+
+bool int8_gemm_usable() {
+  static const bool usable = decide();
+  return usable && !g_disabled.load(std::memory_order_relaxed);
+}
+
+void disable_int8_gemm_for_tests(bool disabled) { g_disabled.store(disabled); }
+
+bool int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs, at::Tensor& prod) {
+  if (lhs.scalar_type() != at::kChar || rhs.scalar_type() != at::kChar || lhs.dim() != rhs.dim()) return false;
+  if (lhs.dim() == 2) {
+    if (!int8_gemm_usable()) return false;
+    prod = at::_int_mm(plain_alias(lhs), plain_alias(rhs));
+    return true;
+  }
+  if (lhs.dim() != 3 || lhs.size(0) != rhs.size(0) || !int8_gemm_usable()) return false;
+  const at::Tensor l = plain_alias(lhs), r = plain_alias(rhs);
+  prod = at::empty({lhs.size(0), lhs.size(1), rhs.size(2)}, lhs.options().dtype(at::kInt));
+  for (int64_t b = 0; b < lhs.size(0); ++b) prod[b].copy_(at::_int_mm(l[b], r[b]));
+  return true;
+}
+
+}  // namespace pypto_golden::sim::ops
