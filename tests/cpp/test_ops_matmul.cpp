@@ -140,7 +140,7 @@ TEST_CASE("int8 and uint8 matmuls stay exact when K takes the sums far past FP32
   }
 }
 
-TEST_CASE("INT8 products of 2-D and same-batch operands go to the integer gemm where it is usable") {
+TEST_CASE("INT8 products of 2-D and batched operands go to the integer gemm where it is usable") {
   namespace ops = pypto_golden::sim::ops;
   Int8Paths paths;
   const auto i8 = at::TensorOptions().dtype(at::kChar);
@@ -160,11 +160,22 @@ TEST_CASE("INT8 products of 2-D and same-batch operands go to the integer gemm w
   CHECK(ops::int8_gemm(a, shared, prod) == usable);
   CHECK(pypto_golden::still_shared(shared, b));
   if (usable) CHECK(same(prod, exact));
-  // Left to the FP32 chunks: uint8, a 1-D operand, a batch on one side only; and all of
-  // them while the tests turn it off.
+  // Batches broadcast as at::matmul's: a 2-D tile against a [1, K, N] weight window (the
+  // corpus's routed experts), a batch against a 2-D operand, a batch of 1 against one of 2.
+  auto batched = [](const at::Tensor& l, const at::Tensor& r) {
+    return at::matmul(l.to(at::kLong), r.to(at::kLong)).to(at::kInt);
+  };
+  const at::Tensor w1 = bb.narrow(0, 1, 1);
+  for (const auto& [l, r] : {std::pair{a, w1}, std::pair{ba, b}, std::pair{a.unsqueeze(0), bb}, std::pair{ba, w1}}) {
+    CHECK(ops::int8_gemm(l, r, prod) == usable);
+    if (usable) CHECK(same(prod, batched(l, r)));
+  }
+  // Left to the FP32 chunks: uint8, a 1-D operand, 4-D operands, batches that do not pair;
+  // and all of them while the tests turn it off.
   CHECK_FALSE(ops::int8_gemm(a.to(at::kByte), b.to(at::kByte), prod));
   CHECK_FALSE(ops::int8_gemm(a, b.select(1, 0), prod));
-  CHECK_FALSE(ops::int8_gemm(ba, b, prod));
+  CHECK_FALSE(ops::int8_gemm(ba.unsqueeze(0), bb.unsqueeze(0), prod));
+  CHECK_FALSE(ops::int8_gemm(ba, at::randint(-128, 128, {3, 40, 3}, i8), prod));
   Int8Paths::use_fp32(true);
   CHECK_FALSE(ops::int8_gemm(a, b, prod));
 }

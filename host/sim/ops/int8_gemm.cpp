@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
@@ -57,16 +58,24 @@ bool int8_gemm_usable() {
 void disable_int8_gemm_for_tests(bool disabled) { g_disabled.store(disabled); }
 
 bool int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs, at::Tensor& prod) {
-  if (lhs.scalar_type() != at::kChar || rhs.scalar_type() != at::kChar || lhs.dim() != rhs.dim()) return false;
-  if (lhs.dim() == 2) {
+  if (lhs.scalar_type() != at::kChar || rhs.scalar_type() != at::kChar) return false;
+  if (lhs.dim() < 2 || rhs.dim() < 2 || lhs.dim() > 3 || rhs.dim() > 3) return false;
+  if (lhs.dim() == 2 && rhs.dim() == 2) {
     if (!int8_gemm_usable()) return false;
     prod = at::_int_mm(plain_alias(lhs), plain_alias(rhs));
     return true;
   }
-  if (lhs.dim() != 3 || lhs.size(0) != rhs.size(0) || !int8_gemm_usable()) return false;
+  // One batch axis, on either side or both: equal, or of extent 1 on one side (broadcast),
+  // as at::matmul pairs them.
+  const int64_t lb = lhs.dim() == 3 ? lhs.size(0) : 1, rb = rhs.dim() == 3 ? rhs.size(0) : 1;
+  if ((lb != rb && lb != 1 && rb != 1) || !int8_gemm_usable()) return false;
   const at::Tensor l = plain_alias(lhs), r = plain_alias(rhs);
-  prod = at::empty({lhs.size(0), lhs.size(1), rhs.size(2)}, lhs.options().dtype(at::kInt));
-  for (int64_t b = 0; b < lhs.size(0); ++b) prod[b].copy_(at::_int_mm(l[b], r[b]));
+  const int64_t batch = std::max(lb, rb);
+  prod = at::empty({batch, lhs.size(-2), rhs.size(-1)}, lhs.options().dtype(at::kInt));
+  for (int64_t b = 0; b < batch; ++b) {
+    at::Tensor out = prod[b];
+    at::_int_mm_out(out, l.dim() == 3 ? l[lb == 1 ? 0 : b] : l, r.dim() == 3 ? r[rb == 1 ? 0 : b] : r);
+  }
   return true;
 }
 

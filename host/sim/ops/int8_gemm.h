@@ -8,7 +8,8 @@
 namespace pypto_golden::sim::ops {
 
 // prod = lhs @ rhs for INT8 `lhs` [M, K] / [B, M, K] and `rhs` [K, N] / [B, K, N] (any
-// strides; a batch only when both have it), a new INT32 tensor of the product's shape. The
+// strides; batches paired as at::matmul pairs them: equal, or one side's 1 or missing), a
+// new INT32 tensor of the product's shape. The
 // sums wrap modulo 2^32 as INT32 does, so they equal the exact product wherever it fits
 // INT32 and the hardware accumulator's wrap otherwise, whatever order the gemm adds in.
 // Returns false, with nothing computed, for any other form, and when the integer gemm is
