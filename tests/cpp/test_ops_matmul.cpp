@@ -176,6 +176,9 @@ TEST_CASE("INT8 products of 2-D and batched operands go to the integer gemm wher
   CHECK_FALSE(ops::int8_gemm(a, b.select(1, 0), prod));
   CHECK_FALSE(ops::int8_gemm(ba.unsqueeze(0), bb.unsqueeze(0), prod));
   CHECK_FALSE(ops::int8_gemm(ba, at::randint(-128, 128, {3, 40, 3}, i8), prod));
+  CHECK_FALSE(ops::int8_gemm(a.narrow(0, 0, 0), b, prod));  // empty: the FP32 path's zeros
+  CHECK(call("matmul", {T(a.narrow(1, 0, 0)), T(b.narrow(0, 0, 0))}, {{"out_dtype", D("int32")}}).tensor.equal(
+      at::zeros({5, 3}, at::TensorOptions().dtype(at::kInt))));
   Int8Paths::use_fp32(true);
   CHECK_FALSE(ops::int8_gemm(a, b, prod));
 }

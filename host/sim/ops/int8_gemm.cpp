@@ -60,6 +60,7 @@ void disable_int8_gemm_for_tests(bool disabled) { g_disabled.store(disabled); }
 bool int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs, at::Tensor& prod) {
   if (lhs.scalar_type() != at::kChar || rhs.scalar_type() != at::kChar) return false;
   if (lhs.dim() < 2 || rhs.dim() < 2 || lhs.dim() > 3 || rhs.dim() > 3) return false;
+  if (lhs.numel() == 0 || rhs.numel() == 0) return false;  // no bytes to alias; the FP32 path makes the zeros
   if (lhs.dim() == 2 && rhs.dim() == 2) {
     if (!int8_gemm_usable()) return false;
     prod = at::_int_mm(plain_alias(lhs), plain_alias(rhs));
