@@ -19,6 +19,7 @@
 #include "sim/ops/op_table.h"
 #include "sim/program_loader.h"
 #include "sim/thread_pool.h"
+#include "sim/vector_math_warmup.h"
 #include "snapshot/tensor_file.h"
 #include "validate/allclose.h"
 
@@ -229,6 +230,10 @@ py::list op_table() {
 void define_module(py::module_& m) {
   m.doc() = "pypto-golden native core";
   py::module_::import("torch");  // the tensor casters need torch's Python types
+  // Before the script's golden can run torch's exp on its OpenMP team (sim/vector_math_warmup.h).
+  sim::warm_up_vector_math();
+  m.def("_vector_math_warmed_up", &sim::vector_math_warmed_up,
+        "whether MKL's vector math has made its first calls on one thread (tests)");
 
   // With ranks in worker processes, the script's large tensors (made after this import) go
   // where workers on this machine can map them. A bad setting is named at the first L3

@@ -1,6 +1,7 @@
 #include "sim/thread_pool.h"
 
 #include "sim/blas_threads.h"
+#include "sim/vector_math_warmup.h"
 
 #include <ATen/Parallel.h>
 #include <omp.h>
@@ -53,6 +54,7 @@ struct ThreadPool::Job {
 };
 
 ThreadPool::ThreadPool(int threads) {
+  warm_up_vector_math();  // before any worker can make a first call of its own
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
 
