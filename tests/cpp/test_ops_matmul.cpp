@@ -149,17 +149,19 @@ TEST_CASE("INT8 products of 2-D and batched operands go to the integer gemm wher
   const at::Tensor exact = at::mm(a.to(at::kLong), b.to(at::kLong)).to(at::kInt);
   const bool usable = ops::int8_gemm_usable();
   MESSAGE("the integer gemm is " << std::string(usable ? "" : "not ") << "usable on this CPU");
-  at::Tensor prod;
-  CHECK(ops::int8_gemm(a, b, prod) == usable);
-  if (usable) CHECK(same(prod, exact));
+  std::optional<at::Tensor> prod = ops::int8_gemm(a, b);
+  CHECK(prod.has_value() == usable);
+  if (usable) CHECK(same(*prod, exact));
   at::Tensor ba = at::randint(-128, 128, {2, 5, 40}, i8), bb = at::randint(-128, 128, {2, 40, 3}, i8);
-  CHECK(ops::int8_gemm(ba, bb.transpose(1, 2).contiguous().transpose(1, 2), prod) == usable);
-  if (usable) CHECK(same(prod, at::matmul(ba.to(at::kLong), bb.to(at::kLong)).to(at::kInt)));
+  prod = ops::int8_gemm(ba, bb.transpose(1, 2).contiguous().transpose(1, 2));
+  CHECK(prod.has_value() == usable);
+  if (usable) CHECK(same(*prod, at::matmul(ba.to(at::kLong), bb.to(at::kLong)).to(at::kInt)));
   // A copy-on-write operand (an In weight shared with the host) is read, not copied.
   const at::Tensor shared = pypto_golden::lazy_copy(b);
-  CHECK(ops::int8_gemm(a, shared, prod) == usable);
+  prod = ops::int8_gemm(a, shared);
+  CHECK(prod.has_value() == usable);
   CHECK(pypto_golden::still_shared(shared, b));
-  if (usable) CHECK(same(prod, exact));
+  if (usable) CHECK(same(*prod, exact));
   // Batches broadcast as at::matmul's: a 2-D tile against a [1, K, N] weight window (the
   // corpus's routed experts), a batch against a 2-D operand, a batch of 1 against one of 2.
   auto batched = [](const at::Tensor& l, const at::Tensor& r) {
@@ -167,20 +169,21 @@ TEST_CASE("INT8 products of 2-D and batched operands go to the integer gemm wher
   };
   const at::Tensor w1 = bb.narrow(0, 1, 1);
   for (const auto& [l, r] : {std::pair{a, w1}, std::pair{ba, b}, std::pair{a.unsqueeze(0), bb}, std::pair{ba, w1}}) {
-    CHECK(ops::int8_gemm(l, r, prod) == usable);
-    if (usable) CHECK(same(prod, batched(l, r)));
+    prod = ops::int8_gemm(l, r);
+    CHECK(prod.has_value() == usable);
+    if (usable) CHECK(same(*prod, batched(l, r)));
   }
   // Left to the FP32 chunks: uint8, a 1-D operand, 4-D operands, batches that do not pair;
   // and all of them while the tests turn it off.
-  CHECK_FALSE(ops::int8_gemm(a.to(at::kByte), b.to(at::kByte), prod));
-  CHECK_FALSE(ops::int8_gemm(a, b.select(1, 0), prod));
-  CHECK_FALSE(ops::int8_gemm(ba.unsqueeze(0), bb.unsqueeze(0), prod));
-  CHECK_FALSE(ops::int8_gemm(ba, at::randint(-128, 128, {3, 40, 3}, i8), prod));
-  CHECK_FALSE(ops::int8_gemm(a.narrow(0, 0, 0), b, prod));  // empty: the FP32 path's zeros
+  CHECK_FALSE(ops::int8_gemm(a.to(at::kByte), b.to(at::kByte)).has_value());
+  CHECK_FALSE(ops::int8_gemm(a, b.select(1, 0)).has_value());
+  CHECK_FALSE(ops::int8_gemm(ba.unsqueeze(0), bb.unsqueeze(0)).has_value());
+  CHECK_FALSE(ops::int8_gemm(ba, at::randint(-128, 128, {3, 40, 3}, i8)).has_value());
+  CHECK_FALSE(ops::int8_gemm(a.narrow(0, 0, 0), b).has_value());  // empty: the FP32 path's zeros
   CHECK(call("matmul", {T(a.narrow(1, 0, 0)), T(b.narrow(0, 0, 0))}, {{"out_dtype", D("int32")}}).tensor.equal(
       at::zeros({5, 3}, at::TensorOptions().dtype(at::kInt))));
   Int8Paths::use_fp32(true);
-  CHECK_FALSE(ops::int8_gemm(a, b, prod));
+  CHECK_FALSE(ops::int8_gemm(a, b).has_value());
 }
 
 TEST_CASE("matmul_acc adds in place into its accumulator; init_cond overwrites") {

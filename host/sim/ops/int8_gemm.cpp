@@ -57,27 +57,24 @@ bool int8_gemm_usable() {
 
 void disable_int8_gemm_for_tests(bool disabled) { g_disabled.store(disabled); }
 
-bool int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs, at::Tensor& prod) {
-  if (lhs.scalar_type() != at::kChar || rhs.scalar_type() != at::kChar) return false;
-  if (lhs.dim() < 2 || rhs.dim() < 2 || lhs.dim() > 3 || rhs.dim() > 3) return false;
-  if (lhs.numel() == 0 || rhs.numel() == 0) return false;  // no bytes to alias; the FP32 path makes the zeros
-  if (lhs.dim() == 2 && rhs.dim() == 2) {
-    if (!int8_gemm_usable()) return false;
-    prod = at::_int_mm(plain_alias(lhs), plain_alias(rhs));
-    return true;
-  }
-  // One batch axis, on either side or both: equal, or of extent 1 on one side (broadcast),
-  // as at::matmul pairs them.
+std::optional<at::Tensor> int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs) {
+  if (lhs.scalar_type() != at::kChar || rhs.scalar_type() != at::kChar) return std::nullopt;
+  if (lhs.dim() < 2 || rhs.dim() < 2 || lhs.dim() > 3 || rhs.dim() > 3) return std::nullopt;
+  if (lhs.numel() == 0 || rhs.numel() == 0) return std::nullopt;  // no bytes to alias; the FP32 path makes the zeros
+  // At most one batch axis, on either side or both: equal, or of extent 1 on one side
+  // (broadcast), as at::matmul pairs them. Two 2-D operands are one batch of one.
   const int64_t lb = lhs.dim() == 3 ? lhs.size(0) : 1, rb = rhs.dim() == 3 ? rhs.size(0) : 1;
-  if ((lb != rb && lb != 1 && rb != 1) || !int8_gemm_usable()) return false;
+  if ((lb != rb && lb != 1 && rb != 1) || !int8_gemm_usable()) return std::nullopt;
   const at::Tensor l = plain_alias(lhs), r = plain_alias(rhs);
-  const int64_t batch = std::max(lb, rb);
-  prod = at::empty({batch, lhs.size(-2), rhs.size(-1)}, lhs.options().dtype(at::kInt));
+  const bool batched = lhs.dim() == 3 || rhs.dim() == 3;
+  const int64_t batch = std::max(lb, rb), m = lhs.size(-2), n = rhs.size(-1);
+  at::Tensor prod = at::empty(batched ? at::IntArrayRef{batch, m, n} : at::IntArrayRef{m, n},
+                              lhs.options().dtype(at::kInt));
   for (int64_t b = 0; b < batch; ++b) {
-    at::Tensor out = prod[b];
+    at::Tensor out = batched ? prod[b] : prod;
     at::_int_mm_out(out, l.dim() == 3 ? l[lb == 1 ? 0 : b] : l, r.dim() == 3 ? r[rb == 1 ? 0 : b] : r);
   }
-  return true;
+  return prod;
 }
 
 }  // namespace pypto_golden::sim::ops

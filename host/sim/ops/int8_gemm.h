@@ -5,16 +5,17 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <optional>
+
 namespace pypto_golden::sim::ops {
 
-// prod = lhs @ rhs for INT8 `lhs` [M, K] / [B, M, K] and `rhs` [K, N] / [B, K, N] (any
-// strides; batches paired as at::matmul pairs them: equal, or one side's 1 or missing), a
-// new INT32 tensor of the product's shape. The
-// sums wrap modulo 2^32 as INT32 does, so they equal the exact product wherever it fits
-// INT32 and the hardware accumulator's wrap otherwise, whatever order the gemm adds in.
-// Returns false, with nothing computed, for any other form, and when the integer gemm is
-// not usable here (int8_gemm_usable).
-bool int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs, at::Tensor& prod);
+// lhs @ rhs for INT8 `lhs` [M, K] / [B, M, K] and `rhs` [K, N] / [B, K, N] (any strides;
+// batches paired as at::matmul pairs them: equal, or one side's 1 or missing), as a new
+// INT32 tensor of the product's shape. The sums wrap modulo 2^32 as INT32 does, so they
+// equal the exact product wherever it fits INT32 and the hardware accumulator's wrap
+// otherwise, whatever order the gemm adds in. Empty, with nothing computed, for any other
+// form and when the integer gemm is not usable here (int8_gemm_usable).
+std::optional<at::Tensor> int8_gemm(const at::Tensor& lhs, const at::Tensor& rhs);
 
 // Whether at::_int_mm is used: this torch has it on the CPU, the CPU has AVX-512 VNNI
 // (oneDNN's AVX2 kernels sum pairs of products in 16 bits, saturating: wrong results), no

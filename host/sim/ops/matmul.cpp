@@ -160,8 +160,8 @@ at::Tensor as_fp32(const at::Tensor& t, const OpArgs& a) {
 // faster than the same in FP64. Wider integers go through int64 and wrap to INT32 like the
 // hardware accumulator.
 at::Tensor integer_product(const Operands& o) {
+  if (std::optional<at::Tensor> exact = ops::int8_gemm(o.lhs, o.rhs)) return *std::move(exact);
   at::Tensor prod;
-  if (ops::int8_gemm(o.lhs, o.rhs, prod)) return prod;
   const int64_t k = o.lhs.size(-1);
   const auto st = o.lhs.scalar_type();
   if ((st == at::kChar || st == at::kByte) && k <= 131072) {
