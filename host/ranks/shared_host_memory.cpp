@@ -1,5 +1,7 @@
 #include "ranks/shared_host_memory.h"
 
+#include "tensor/untouched_zeros.h"
+
 #include <ATen/ATen.h>
 #include <c10/core/CPUAllocator.h>
 #include <sys/mman.h>
@@ -42,25 +44,32 @@ void free_any(void* p) {
   ::close(block.fd);
 }
 
+// A fresh memory file of n bytes (it reads as zeros), mapped; empty below kSharedFrom or
+// where there are no memory files (a sandbox).
+c10::DataPtr memory_file(size_t n) {
+  if (n < static_cast<size_t>(kSharedFrom)) return {};
+  const int fd = ::memfd_create("pypto-golden-host", MFD_CLOEXEC);
+  if (fd < 0) return {};
+  void* p = MAP_FAILED;
+  if (::ftruncate(fd, static_cast<off_t>(n)) == 0) p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    return {};
+  }
+  {
+    std::lock_guard<std::mutex> lock(blocks_mu);
+    blocks[reinterpret_cast<uintptr_t>(p)] = Block{fd, n};
+  }
+  // The data pointer is its own context, as torch's are, so lazy (copy-on-write) clones
+  // of these tensors work as of any other.
+  return {p, p, &free_any, c10::Device(c10::DeviceType::CPU)};
+}
+
 class SharedLargeAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(size_t n) override {
-    if (n < static_cast<size_t>(kSharedFrom)) return previous->allocate(n);
-    const int fd = ::memfd_create("pypto-golden-host", MFD_CLOEXEC);
-    if (fd < 0) return previous->allocate(n);
-    void* p = MAP_FAILED;
-    if (::ftruncate(fd, static_cast<off_t>(n)) == 0) p = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {  // no memory files here (a sandbox): torch's own memory
-      ::close(fd);
-      return previous->allocate(n);
-    }
-    {
-      std::lock_guard<std::mutex> lock(blocks_mu);
-      blocks[reinterpret_cast<uintptr_t>(p)] = Block{fd, n};
-    }
-    // The data pointer is its own context, as torch's are, so lazy (copy-on-write) clones
-    // of these tensors work as of any other.
-    return {p, p, &free_any, c10::Device(c10::DeviceType::CPU)};
+    if (c10::DataPtr file = memory_file(n)) return file;
+    return previous->allocate(n);  // small, or no memory files here: torch's own memory
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &free_any; }
@@ -85,6 +94,8 @@ void share_large_host_tensors() {
     previous = c10::GetCPUAllocator();
     // Above torch's own priority (0), so a later default registration cannot undo it.
     c10::SetCPUAllocator(&allocator, 1);
+    // Zero tensors of that size too: a fresh file already reads as zeros.
+    set_fresh_pages_source(&memory_file);
   });
 }
 

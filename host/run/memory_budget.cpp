@@ -3,6 +3,7 @@
 #include "run/machine_memory.h"
 #include "run/run_errors.h"
 #include "run/tensor_factory.h"
+#include "tensor/untouched_zeros.h"
 
 #include <c10/core/ScalarType.h>
 
@@ -27,7 +28,9 @@ SpecBytes spec_tensor_bytes(const std::vector<NativeSpec>& specs) {
     uint64_t n = c10::elementSize(s.dtype);
     for (int64_t d : s.shape) n *= static_cast<uint64_t>(d < 0 ? 0 : d);
     if (s.direction != Direction::In) total.outputs += n;
-    else if (!init_tensor_shared(s)) total.inputs += n;  // else the script's tensor, held already
+    // Not the script's own tensor, held already, nor zeros, which take memory only where
+    // written (and an In tensor is written only by the golden's or the device's copy).
+    else if (!init_tensor_shared(s) && !(zero_init(s) && n >= kUntouchedZerosFrom)) total.inputs += n;
   }
   return total;
 }

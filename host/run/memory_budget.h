@@ -13,7 +13,8 @@
 namespace pypto_golden {
 
 // Throws RunFailure when the run's tensors cannot fit: each In tensor is held at least once
-// (the golden and the device share its host bytes until one writes them) and each Out /
+// (the golden and the device share its host bytes until one writes them; the script's own
+// tensor shared copy-on-write, and zeros made as untouched pages, not at all) and each Out /
 // InOut twice (the kernel's result and the golden's), against the memory left
 // (run/machine_memory.h: MemAvailable, or the memory cgroup's limit when tighter) capped by
 // PYPTO_GOLDEN_MEMORY_LIMIT (bytes, or with a K/M/G/T suffix, powers of 1024). Throws

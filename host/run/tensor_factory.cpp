@@ -5,15 +5,28 @@
 #include "tensor/float8.h"
 #include "tensor/lazy_copy.h"
 #include "tensor/python_repr.h"
+#include "tensor/untouched_zeros.h"
 
 #include <ATen/ATen.h>
 #include <torch/csrc/autograd/python_variable.h>
 #include <torch/csrc/utils/pybind.h>
 
+#include <cmath>
+
 namespace py = pybind11;
 
 namespace pypto_golden {
 namespace {
+
+// Whether init_value asks for all-zero bytes (not -0.0, whose sign bit is set).
+bool zero_scalar(py::handle init) {
+  if (PyLong_Check(init.ptr())) return PyObject_Not(init.ptr()) == 1;  // bool is an int too
+  if (PyFloat_Check(init.ptr())) {
+    const double v = init.cast<double>();
+    return v == 0.0 && !std::signbit(v);
+  }
+  return false;
+}
 
 at::Tensor checked_shape(const NativeSpec& spec, at::Tensor t, const char* what) {
   if (!t.sizes().equals(spec.shape))
@@ -25,7 +38,8 @@ at::Tensor checked_shape(const NativeSpec& spec, at::Tensor t, const char* what)
 at::Tensor make_host_tensor(const NativeSpec& spec) {
   const auto opts = at::TensorOptions().dtype(spec.dtype);
   const py::handle init = spec.init_value;
-  if (!init || init.is_none()) return at::zeros(spec.shape, opts);
+  // Most of a model script's weights: their pages cost nothing until written.
+  if (zero_init(spec)) return untouched_zeros(spec.shape, spec.dtype);
   if (PyBool_Check(init.ptr())) return at::full(spec.shape, init.cast<bool>() ? 1 : 0, opts);
   if (PyLong_Check(init.ptr())) return at::full(spec.shape, init.cast<int64_t>(), opts);
   if (PyFloat_Check(init.ptr())) return at::full(spec.shape, init.cast<double>(), opts);
@@ -52,7 +66,6 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
                       "(torch.randint(low, high, shape, dtype=...))");
     if (randn) return at::randn(spec.shape, draw).to(spec.dtype);
     if (rand) return at::rand(spec.shape, draw).to(spec.dtype);
-    if (init.is(torch.attr("zeros"))) return at::zeros(spec.shape, opts);
     if (init.is(torch.attr("ones"))) return at::ones(spec.shape, opts);
     py::object produced = init();
     py::object as_tensor = torch.attr("as_tensor")(produced, py::arg("dtype") = python_dtype(spec.dtype));
@@ -67,6 +80,11 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
 }
 
 }  // namespace
+
+bool zero_init(const NativeSpec& spec) {
+  const py::handle init = spec.init_value;
+  return !init || init.is_none() || zero_scalar(init) || init.is(py::module_::import("torch").attr("zeros"));
+}
 
 bool init_tensor_shared(const NativeSpec& spec) {
   const py::handle init = spec.init_value;

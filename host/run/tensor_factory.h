@@ -13,6 +13,10 @@ namespace pypto_golden {
 // TypeError.
 at::Tensor create_host_tensor(const NativeSpec& spec);
 
+// Whether the spec's init_value asks for zeros (None, 0, 0.0, False, torch.zeros; not -0.0).
+// They are made as untouched_zeros: memory only where something writes them.
+bool zero_init(const NativeSpec& spec);
+
 // Whether the spec's init_value is a tensor the run shares copy-on-write instead of copying
 // (a contiguous CPU tensor of the spec's shape and dtype whose storage torch can share):
 // it costs the run no memory until one side writes.

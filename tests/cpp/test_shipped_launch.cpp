@@ -15,6 +15,7 @@
 #include "sim/program_loader.h"
 #include "sim/statements.h"
 #include "sim/task_recorder.h"
+#include "tensor/untouched_zeros.h"
 
 #include <ATen/ATen.h>
 #include <doctest/doctest.h>
@@ -243,6 +244,12 @@ TEST_CASE("with ranks in processes, large host tensors are memory a local worker
   mapped.fill_(7);
   CHECK(host[1025].item<int>() == 1025);
   CHECK(host.slice(0, 1024, 2048).equal(at::arange(1024, 2048, at::kInt)));
+
+  // Zero specs that large are fresh memory files too (no fill: a new file reads as zeros).
+  at::Tensor zeros = pypto_golden::untouched_zeros({ranks::kSharedFrom / 2}, at::kShort);
+  CHECK(ranks::shared_bytes_of(zeros.const_data_ptr(), zeros.nbytes()).has_value());
+  CHECK(zeros.count_nonzero().item<int64_t>() == 0);
+  CHECK_FALSE(ranks::shared_bytes_of(pypto_golden::untouched_zeros({4 << 20}, at::kByte).const_data_ptr(), 16));
 
   // Freed, the allocation is no longer offered; a mapping of a file that is gone is named.
   const ranks::SharedBytes gone = *place;
