@@ -71,8 +71,11 @@ at::Tensor make_host_tensor(const NativeSpec& spec) {
     py::object as_tensor = torch.attr("as_tensor")(produced, py::arg("dtype") = python_dtype(spec.dtype));
     at::Tensor t = as_tensor.cast<at::Tensor>();
     checked_shape(spec, t, "the init_value callable's result");
+    // The callable's own tensor (it may keep it, as `lambda: weights` does): never written by
+    // the run, so a copy-on-write one where torch can share it (a model's GiB-sized
+    // weights were copied here).
     if (t.const_data_ptr() == (THPVariable_Check(produced.ptr()) ? produced.cast<at::Tensor>().const_data_ptr() : nullptr))
-      t = t.clone();
+      t = lazy_copy(t);
     return t.contiguous();
   }
   throw py::type_error("Unsupported init_value type " + std::string(py::str(py::type::of(init))) +

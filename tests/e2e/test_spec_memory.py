@@ -1,7 +1,8 @@
-"""Zero-initialised spec tensors (no init_value, 0, 0.0, False, torch.zeros) hold exact zeros
-and take no memory until something writes them: a model script's weights are mostly such
-specs, and a run used to touch every page of them. The memory budget does not count such
-In tensors. -0.0 keeps its sign."""
+"""What a model script's weights cost a run in memory. Zero-initialised specs (no init_value, 0,
+0.0, False, torch.zeros) hold exact zeros and take no memory until something writes them (a
+run used to touch every page of them), and the memory budget does not count such In tensors;
+-0.0 keeps its sign. A callable's tensor that the script keeps is shared, not copied, and
+never written."""
 
 import re
 
@@ -16,6 +17,7 @@ import pypto.language as pl
 from golden import TensorSpec, exit_on_failure, run
 
 R = C = {side}  # the weight: {side} x {side} fp32
+{prelude}
 
 
 @pl.jit
@@ -28,7 +30,7 @@ def corner(w: pl.Tensor[[R, C], pl.FP32], n: pl.Tensor[[1024, 1024], pl.FP32],
 
 
 def golden(values):
-    assert bool((values["w"][:16, :64] == 0).all()), "w is not zero"
+    assert bool((values["w"][:16, :64] == {expected}).all()), "w is not {expected}"
     assert bool(torch.signbit(values["n"]).all()), "n lost the sign of -0.0"
     values["y"][:] = values["w"][:16, :64] + values["n"][:16, :64]
 
@@ -47,18 +49,19 @@ if __name__ == "__main__":
         atol=0,
     )
     print("peak_rss_kib", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    {check}
     exit_on_failure(result)
 '''
 
 
-def run_script(host, tmp_path, side, init, **env):
-    script = tmp_path / f"zero_weights_{side}.py"
-    script.write_text(SCRIPT.format(side=side, init=init))
+def run_script(host, tmp_path, side, init, prelude="", expected=0, check="", **env):
+    script = tmp_path / f"weights_{side}.py"
+    script.write_text(SCRIPT.format(side=side, init=init, prelude=prelude, expected=expected, check=check))
     return host(script, "-p", "a2a3sim", env=clean_env(tmp_path, **env))
 
 
-def peak_rss_mib(host, tmp_path, side, init, **env):
-    proc = run_script(host, tmp_path, side, init, **env)
+def peak_rss_mib(host, tmp_path, side, init, **kwargs):
+    proc = run_script(host, tmp_path, side, init, **kwargs)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[RUN]   'y' PASS  shape=(16, 64) dtype=torch.float32" in proc.stdout
     return int(re.search(r"peak_rss_kib (\d+)", proc.stdout).group(1)) / 1024
@@ -80,3 +83,11 @@ def test_a_weight_of_ones_is_held_and_counted(host, tmp_path):
         "not enough memory for this run: its tensors need at least 1.0 GiB (1.0 GiB of In tensors, held once, "
         "and 4.0 KiB of Out / InOut tensors, held twice: the kernel's result and the golden's) but 512.0 MiB is "
         "available (PYPTO_GOLDEN_MEMORY_LIMIT); the run was not started")
+
+
+def test_a_callables_tensor_the_script_keeps_is_shared_and_never_written(host, tmp_path):
+    kept = {"init": ", init_value=lambda: W", "prelude": "W = torch.ones(R, C)", "expected": 1,
+            "check": 'assert bool(W.eq(1).all()), "the run wrote into the script\'s tensor"'}
+    small = peak_rss_mib(host, tmp_path, 64, **kept)
+    big = peak_rss_mib(host, tmp_path, 8192, **kept)  # 256 MiB the script holds, and no copy
+    assert 192 <= big - small < 256 + 128, f"the peak rose from {small:.0f} to {big:.0f} MiB"
