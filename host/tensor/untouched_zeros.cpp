@@ -49,8 +49,9 @@ at::Tensor untouched_zeros(at::IntArrayRef shape, at::ScalarType dtype) {
   c10::DataPtr ptr;
   if (const FreshPagesSource source = g_source.load()) ptr = source(bytes);
   if (!ptr) ptr = map_fresh(bytes);
-  // The CPU allocator makes the copy when a copy-on-write clone of this storage is written.
-  c10::Storage storage(c10::Storage::use_byte_size_t(), bytes, std::move(ptr), c10::GetCPUAllocator(), false);
+  // Resizable like at::zeros' storage: the CPU allocator makes a resized one, and the copy
+  // when a copy-on-write clone of this storage is written.
+  c10::Storage storage(c10::Storage::use_byte_size_t(), bytes, std::move(ptr), c10::GetCPUAllocator(), true);
   return at::empty({0}, opts).set_(std::move(storage), 0, shape);
 }
 

@@ -7,7 +7,6 @@
 
 #include <ATen/core/Tensor.h>
 #include <c10/core/Allocator.h>
-#include <c10/core/Allocator.h>
 
 #include <cstddef>
 

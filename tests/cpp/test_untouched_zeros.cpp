@@ -77,6 +77,13 @@ TEST_CASE("untouched_zeros are shared copy-on-write, and a written clone copies 
   CHECK(zeros.count_nonzero().item<int64_t>() == 0);
   zeros.add_(1);  // the original is writable too, and its clone keeps its own bytes
   CHECK(clone.sum().item<float>() == 2.5f);
+  // Resizable, as at::zeros' storage is (a golden may resize_ its copy of an input).
+  at::Tensor grown = pypto_golden::lazy_copy(pypto_golden::untouched_zeros({1024, 1024}, at::kFloat));
+  grown.resize_({2048, 1024});
+  CHECK(grown.narrow(0, 0, 1024).count_nonzero().item<int64_t>() == 0);
+  at::Tensor mapped = pypto_golden::untouched_zeros({1024, 1024}, at::kFloat);
+  mapped.resize_({4096, 1024});
+  CHECK(mapped.narrow(0, 0, 1024).count_nonzero().item<int64_t>() == 0);
 }
 
 TEST_CASE("untouched_zeros takes its pages from a fresh-pages source when it has them") {
