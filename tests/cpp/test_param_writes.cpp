@@ -91,6 +91,27 @@ TEST_CASE("an op writes only the argument its OpDef names") {
         std::vector<bool>{false, false, false, false});
 }
 
+TEST_CASE("a store's or assemble's result is the tensor it writes, not a view of what it wrote there") {
+  // t0 = pl.load(x, ...); y = pl.store(t0, offsets, y), in a loop (the next store writes
+  // through the y the last one returned): y is written, x only read. It shares its host
+  // bytes with the device (an all-reduce's input, loaded and stored tile by tile).
+  const auto assign = [](int slot, const std::string& value) {
+    return R"({"s": "assign", "line": 1, "slot": )" + std::to_string(slot) + R"(, "value": )" + value + "}";
+  };
+  const std::string load_x = assign(4, call("load", {kVarX, kZeros, kZeros}));
+  CHECK(written(R"([{"s": "for", "line": 1, "kind": "range", "var": 6, "body": [)" + load_x + ", " +
+                assign(2, call("store", {var(4), kZeros, var(2)})) + "]}]") ==
+        std::vector<bool>{false, false, true, false});
+  // t1 = pl.assemble(y, t0, offsets); t1[...] = w: y again, not x.
+  CHECK(written("[" + load_x + ", " + assign(5, call("assemble", {var(2), var(4), kZeros})) +
+                R"(, {"s": "write", "line": 2, "target": 5, "index": [], "text": "t1", "value": )" + kVarW + "}]") ==
+        std::vector<bool>{false, false, true, false});
+  // pl.move passes its tile on: t1 = pl.move(t0); t1[...] = w writes x.
+  CHECK(written("[" + load_x + ", " + assign(5, call("move", {var(4)})) +
+                R"(, {"s": "write", "line": 2, "target": 5, "index": [], "text": "t1", "value": )" + kVarW + "}]") ==
+        std::vector<bool>{true, false, false, false});
+}
+
 TEST_CASE("every op without a result-into form is either a known writer or a known reader") {
   // An op that writes an argument in place must say which (OpDef::writes_arg), or an In
   // tensor it writes would be shared with the host. Adding an op means deciding here.
@@ -333,6 +354,11 @@ TEST_CASE("an op that says its result is new memory returns none of its other ar
   calls["array_create"] = {{I(4), D("int32")}, {}};
   const Value array = call("array_create", {I(4), D("int32")});
   calls["array_get_element"] = {{array, I(1)}, {}};
+  // The ops that return the tensor they write (or pass on) itself.
+  calls["store"] = {{T(at::rand({2, 8})), L({1, 0}), T(at::zeros({4, 8}))}, {}};
+  calls["assemble"] = {{T(at::zeros({4, 8})), T(at::rand({2, 8})), L({2, 0})}, {}};
+  calls["gather_row"] = {{T(at::zeros({4, 8})), T(x), L({1, 0}), L({0, 0}), L({2, 8})}, {}};
+  calls["move"] = {{T(x)}, {}};
 
   std::set<std::string> narrowed;
   for (const auto& def : op_table().all())

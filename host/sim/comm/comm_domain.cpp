@@ -3,6 +3,7 @@
 #include "sim/comm/env_seconds.h"
 #include "sim/comm/in_process_transport.h"
 #include "sim/kernel_error.h"
+#include "sim/tensor_copy.h"
 #include "tensor/python_repr.h"
 
 #include <ATen/ATen.h>
@@ -126,7 +127,7 @@ at::Tensor CommDomain::translate(const at::Tensor& t, int b, int rank, int peer)
 
 void write_window(const at::Tensor& dst, const at::Tensor& value, bool add) {
   if (add) dst.add_(value.to(dst.scalar_type()));
-  else dst.copy_(value);
+  else copy_values(dst, value);  // on the rank's thread: ATen's copy_ would share out torch's pool (the golden's)
 }
 
 void CommDomain::launch_remote(int rank, const LaunchStmt& launch, int k, const Frame& frame, bool bound) {

@@ -452,10 +452,13 @@ void register_view_ops(OpTable& t) {
   t.add(ops::op_def<transpose_view>("transpose_view", 1, 1));
   t.add(fresh_result(ops::op_def<concat>("concat", 2, 2)));
   t.add(windowed(ops::op_def<load>("load", 3, 4, {"target_memory", "clamp"}), 1u << 0));
-  t.add(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr, 2, 1u << 2});
-  t.add(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr, 0, 1u << 0});
-  t.add(OpDef{"gather_row", 5, 6, {"valid_shape"}, &ops::guarded<gather_row>, nullptr, 0, 1u << 0 | 1u << 1});
-  t.add(OpDef{"move", 1, 2, {"blayout", "slayout"}, &ops::guarded<move>, nullptr});
+  // Each of these returns the tensor it writes (or moves) itself: `y = pl.store(acc, o, y)`
+  // leaves y a view of y's parameter only, not of the tile it stored (a load of an input).
+  t.add(fresh_result(OpDef{"store", 3, 4, {"atomic"}, &ops::guarded<store>, nullptr, 2, 1u << 2}, 1u << 2));
+  t.add(fresh_result(OpDef{"assemble", 3, 3, {"atomic"}, &ops::guarded<assemble>, nullptr, 0, 1u << 0}, 1u << 0));
+  t.add(fresh_result(
+      OpDef{"gather_row", 5, 6, {"valid_shape"}, &ops::guarded<gather_row>, nullptr, 0, 1u << 0 | 1u << 1}, 1u << 0));
+  t.add(fresh_result(OpDef{"move", 1, 2, {"blayout", "slayout"}, &ops::guarded<move>, nullptr}, 1u << 0));
 }
 
 }  // namespace pypto_golden::sim
