@@ -1,8 +1,11 @@
 // The matmul family: FP32 / INT32 accumulation, out_dtype, transposes, in-place matmul_acc.
 #include "test_ops_util.h"
 
+#include "sim/ops/direct_gemm.h"
 #include "sim/ops/int8_gemm.h"
 #include "tensor/lazy_copy.h"
+
+#include <dlfcn.h>
 
 using namespace ops_test;
 
@@ -14,6 +17,19 @@ struct Int8Paths {
   ~Int8Paths() { pypto_golden::sim::ops::disable_int8_gemm_for_tests(false); }
   static void use_fp32(bool fp32) { pypto_golden::sim::ops::disable_int8_gemm_for_tests(fp32); }
 };
+
+// BF16 products the same: MKL's BF16 gemm where it is usable, widened operands and sgemm
+// otherwise.
+struct Bf16Paths {
+  ~Bf16Paths() { pypto_golden::sim::ops::disable_bf16_gemm_for_tests(false); }
+  static void use_fp32(bool fp32) { pypto_golden::sim::ops::disable_bf16_gemm_for_tests(fp32); }
+};
+
+// BF16 operands whose values are small integers: every sum of their products is exact in
+// FP32, so any gemm, in any order, gives the widened product's bits.
+at::Tensor small_integers(at::IntArrayRef shape) {
+  return at::randint(-8, 9, shape).to(at::kBFloat16);
+}
 
 }  // namespace
 
@@ -44,6 +60,8 @@ TEST_CASE("matmul matches torch for fp32, with a_trans / b_trans") {
 }
 
 TEST_CASE("bf16 windows of larger tensors, transposed, accumulate in FP32 like the plain product") {
+  Bf16Paths paths;
+  Bf16Paths::use_fp32(true);
   at::manual_seed(6);
   // Tiles of larger tensors (row stride 40), as a kernel's loads give them; b_trans of an
   // [N, K] window is a view whose rows are strided.
@@ -73,6 +91,8 @@ TEST_CASE("a matmul's valid region is lhs's valid rows by rhs's valid columns") 
 }
 
 TEST_CASE("bf16 matmul accumulates in fp32 and converts to out_dtype or the operand dtype") {
+  Bf16Paths paths;
+  Bf16Paths::use_fp32(true);
   at::manual_seed(5);
   at::Tensor a = at::randn({4, 64}).to(at::kBFloat16), b = at::randn({64, 8}).to(at::kBFloat16);
   at::Tensor ref = at::mm(a.to(at::kFloat), b.to(at::kFloat));
@@ -82,6 +102,61 @@ TEST_CASE("bf16 matmul accumulates in fp32 and converts to out_dtype or the oper
   Value p = call("matmul", {T(a), T(b)});
   CHECK((p.tensor.scalar_type() == at::kBFloat16));
   CHECK(same(p.tensor, ref.to(at::kBFloat16)));
+}
+
+TEST_CASE("BF16 products go to MKL's BF16 gemm where it is usable, in every layout the widened path takes") {
+  namespace ops = pypto_golden::sim::ops;
+  Bf16Paths paths;
+  const bool usable = ops::bf16_gemm_usable();
+  MESSAGE("MKL's BF16 gemm is " << std::string(usable ? "" : "not ") << "usable on this CPU");
+  // Not usable only where the library or the CPU lacks it, never because its probe failed.
+  __builtin_cpu_init();
+  CHECK(usable == (dlsym(RTLD_DEFAULT, "gemm_bf16bf16f32") != nullptr && __builtin_cpu_supports("avx512bf16")));
+  at::manual_seed(11);
+  // Windows of larger tensors: row-major, and stored column by column (a_trans / b_trans).
+  const at::Tensor big_a = small_integers({24, 70}), big_b = small_integers({90, 40});
+  const at::Tensor a = big_a.narrow(0, 3, 17).narrow(1, 5, 60), b = big_b.narrow(0, 7, 60).narrow(1, 2, 33);
+  const at::Tensor a_cols = big_a.t().contiguous().narrow(0, 5, 60).narrow(1, 3, 17).t();
+  const at::Tensor b_cols = big_b.t().contiguous().narrow(0, 2, 33).narrow(1, 7, 60).t();
+  const at::Tensor want = at::mm(a.to(at::kFloat), b.to(at::kFloat));
+  for (const at::Tensor* l : {&a, &a_cols})
+    for (const at::Tensor* r : {&b, &b_cols}) {
+      at::Tensor c = at::empty({17, 33});
+      CHECK(ops::direct_bf16_gemm(*l, *r, c, false) == usable);
+      if (usable) CHECK(same(c, want));
+      at::Tensor acc = at::full({17, 33}, 0.5f);
+      CHECK(ops::direct_bf16_gemm(*l, *r, acc, true) == usable);  // matmul_acc: acc += a @ b
+      if (usable) CHECK(same(acc, want + 0.5f));
+    }
+  // A single row (decode's form) and a [1, K, N] weight window.
+  const at::Tensor row = a.narrow(0, 0, 1), w = b.unsqueeze(0);
+  at::Tensor c1 = at::empty({1, 33}), c3 = at::empty({1, 17, 33});
+  CHECK(ops::direct_bf16_gemm(row, b, c1, false) == usable);
+  CHECK(ops::direct_bf16_gemm(a, w, c3, false) == usable);
+  if (usable) {
+    CHECK(same(c1, want.narrow(0, 0, 1)));
+    CHECK(same(c3, want.unsqueeze(0)));
+  }
+  // Random operands: FP32 sums in MKL's order, within FP32 rounding of the widened sgemm's.
+  const at::Tensor ra = at::randn({16, 4096}).to(at::kBFloat16), rb = at::randn({4096, 64}).to(at::kBFloat16);
+  const at::Tensor widened = at::mm(ra.to(at::kFloat), rb.to(at::kFloat));
+  const at::Tensor got = call("matmul", {T(ra), T(rb)}, {{"out_dtype", D("fp32")}}).tensor;
+  CHECK(at::allclose(got, widened, 1e-5, 1e-3));
+  // Left to the widened path: FP32 operands, an FP16 one, a unit N, two batched operands, a
+  // BF16 accumulator; and all of them while the tests turn it off.
+  at::Tensor c = at::empty({17, 33});
+  CHECK_FALSE(ops::direct_bf16_gemm(a.to(at::kFloat), b.to(at::kFloat), c, false));
+  CHECK_FALSE(ops::direct_bf16_gemm(a.to(at::kHalf), b.to(at::kHalf), c, false));
+  at::Tensor col = at::empty({17, 1});
+  CHECK_FALSE(ops::direct_bf16_gemm(a, b.narrow(1, 0, 1), col, false));
+  at::Tensor cb = at::empty({2, 17, 33});
+  CHECK_FALSE(ops::direct_bf16_gemm(at::stack({a, a}), at::stack({b, b}), cb, false));
+  at::Tensor half_acc = at::empty({17, 33}, at::kBFloat16);
+  CHECK_FALSE(ops::direct_bf16_gemm(a, b, half_acc, false));
+  Bf16Paths::use_fp32(true);
+  CHECK_FALSE(ops::direct_bf16_gemm(a, b, c, false));
+  // Either path gives the same product where the sums are exact.
+  CHECK(same(call("matmul", {T(a_cols), T(b_cols)}, {{"out_dtype", D("fp32")}}).tensor, want));
 }
 
 TEST_CASE("int8 matmul accumulates exactly in int32") {

@@ -2,7 +2,7 @@
 // INT32, then the result converts to its dtype (out_dtype, else the operands' dtype).
 // matmul_acc adds into its FP32 / INT32 accumulator in place and returns it.
 #include "sim/kernel_error.h"
-#include "sim/ops/direct_sgemm.h"
+#include "sim/ops/direct_gemm.h"
 #include "sim/ops/int8_gemm.h"
 #include "sim/ops/op_result.h"
 #include "sim/ops/operand_checks.h"
@@ -187,6 +187,7 @@ void product_into(const Operands& o, at::Tensor& acc_out, bool accumulate) {
   SingleThreadBlas single_thread;
   const bool two_d = o.lhs.dim() == 2 && o.rhs.dim() == 2;
   if (o.is_float) {
+    if (ops::direct_bf16_gemm(o.lhs, o.rhs, acc_out, accumulate)) return;
     at::Tensor l = as_fp32(o.lhs, *o.args);
     at::Tensor r = as_fp32(o.rhs, *o.args);
     if (ops::direct_sgemm(l, r, acc_out, accumulate)) return;
