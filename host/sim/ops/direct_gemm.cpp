@@ -147,9 +147,10 @@ bool bf16_gemm_usable() {
 }
 
 bool direct_bf16_gemm(const at::Tensor& a, const at::Tensor& b, at::Tensor& c, bool accumulate) {
-  if (bf16_disabled.load(std::memory_order_relaxed) || !bf16_gemm_usable()) return false;
+  // The plan first: every float product asks, and one that is no BF16 gemm (FP32 operands)
+  // must not run the probe inside a kernel that has none.
   const auto g = plan(a, b, c, accumulate, at::kBFloat16);
-  if (!g) return false;
+  if (!g || bf16_disabled.load(std::memory_order_relaxed) || !bf16_gemm_usable()) return false;
   run_bf16(*g, c.mutable_data_ptr<float>());
   return true;
 }
